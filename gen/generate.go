@@ -18,6 +18,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
+	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -188,6 +189,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		}
 		if err == nil && dg != nil {
 			dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
+			dg.SetSqlcSchema(sqlcSchemaReads(cfg, g.pkg))
 		}
 		var b []byte
 		if err == nil && dg != nil {
@@ -291,7 +293,11 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 			return nil, errs.Err()
 		}
 		if pkg.Engine == "mysql" {
-			return guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
+			g, err := guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
+			if g != nil {
+				g.SetSqlcSchema(sqlcSchemaReads(cfg, pkg))
+			}
+			return g, err
 		}
 		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
 	}
@@ -346,6 +352,7 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 			continue
 		}
 		g.SetAt(guardAt(r.cfg, r.pkg, loosened, parse))
+		g.SetSqlcSchema(sqlcSchemaReads(r.cfg, r.pkg))
 		for _, f := range g.GuardMigrations(append(slices.Clip(guards), g)) {
 			if f.Cause {
 				add(f)
@@ -355,15 +362,48 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 	return errs
 }
 
-// parsedSchema are r's schema files that parsed, in order.
+// parsedSchema are r's schema files that parsed, in the order the
+// migration tool applies them (r.applied): the files only fencegen reads
+// among the entry's own by version (applyOrder).
 func (r *pkgRun) parsedSchema() []*sqlparse.File {
 	var out []*sqlparse.File
-	for _, res := range r.results[:len(r.schemaFiles)] {
-		if res.f != nil {
+	for _, i := range r.applied {
+		if res := r.results[i]; res.f != nil {
 			out = append(out, res.f)
 		}
 	}
 	return out
+}
+
+// applyOrder is the order in which a migration tool applies schemaFiles,
+// the entry's own files (in their order) followed by the nonempty
+// fencegenOnly ones, as indexes into schemaFiles: when every file's name
+// starts with a version, the two interleaved by version
+// (migrations.Interleave), so that the guard's replay and the write
+// analysis see a guard migration only fencegen reads before a later
+// migration of sqlc's that drops its triggers with their table (trial
+// t27h F2); otherwise the files only fencegen reads after the others.
+// The catalog, which reads sqlc's files only, is built in sqlc's order.
+func applyOrder(schemaFiles []string, fencegenOnly map[string]bool) []int {
+	var own, only []string
+	at := make(map[string]int, len(schemaFiles))
+	for i, f := range schemaFiles {
+		at[f] = i
+		if fencegenOnly[f] {
+			only = append(only, f)
+		} else {
+			own = append(own, f)
+		}
+	}
+	names, ok := migrations.Interleave(own, only)
+	if !ok {
+		names = append(own, only...)
+	}
+	order := make([]int, len(names))
+	for i, n := range names {
+		order[i] = at[n]
+	}
+	return order
 }
 
 // fenceConflicts reports each table that two sql entries' schemas fence
@@ -446,8 +486,11 @@ type pkgRun struct {
 	cat   *catalog.Catalog
 	errs  diag.List
 	// notes are the fence marks' notes so far.
-	notes        []string
-	schemaFiles  []string
+	notes       []string
+	schemaFiles []string
+	// applied are the indexes of schemaFiles in the order the migration
+	// tool applies them (applyOrder), which parsedSchema keeps.
+	applied      []int
 	results      []parseResult
 	schemaBroken bool
 	qerr         diag.List
@@ -629,7 +672,8 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	fenceNotes = append(append(fenceNotes, skippedFiles(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)...),
 		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
 	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
-		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr, defs: defs}
+		schemaFiles: schemaFiles, applied: applyOrder(schemaFiles, fencegenOnly), results: results,
+		schemaBroken: schemaBroken, qerr: qerr, defs: defs}
 }
 
 // parseWeights is the expected cost of reading and parsing each of the
@@ -841,7 +885,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	errs = append(errs, aerr...)
 	if aopts.MySQL {
 		r.lastIDWriter, r.lastIDReads = noteLastInsertIDReads(analyzed)
-		noteTriggeredGroupWrites(analyzed, aopts.MySQLSchema)
+		noteTriggeredGroupWrites(cat, analyzed, aopts.MySQLSchema, path.Join(filepath.ToSlash(pkg.Go.Out), GuardFile))
 	}
 	var cteCols []*catalog.Column
 	for _, f := range analyzed {
@@ -875,7 +919,20 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		// As sqlc ("error parsing queries: no queries contained in
 		// paths ..."): an entry whose query files hold no query at all.
 		// One file without queries beside others with some is fine.
-		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+		var dropped []string
+		for _, f := range analyzed {
+			dropped = append(dropped, f.SqlcDropped...)
+		}
+		if len(dropped) > 0 {
+			// The annotation is there; sqlc drops the statement.
+			hint := ""
+			if slices.ContainsFunc(dropped, func(d string) bool { return strings.Contains(d, "(LOAD DATA, ") }) {
+				hint = " (rows to load: an INSERT ... VALUES query, or :copyfrom on one, which sqlc sends with LOAD DATA LOCAL INFILE)"
+			}
+			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: sqlc v1.31.1 drops %s with its annotation, its MySQL converter having no node for that statement, so no query is left (as in sqlc); write it as a statement sqlc reads%s", strings.Join(pkg.Queries, ", "), strings.Join(dropped, ", "), hint)
+		} else {
+			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+		}
 	}
 	// The catalog's notes (types PostgreSQL does not know, foreign keys
 	// to relations the schema never creates) come first.
@@ -1290,7 +1347,13 @@ func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
 // count such a write ends in fence.ErrConcurrentChange after
 // fenceimpl.MaxAttempts runs (docs/mysql.md; issue 27, trials t27 F6 and
 // t27s F1).
-func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
+//
+// fencegen's own BEFORE UPDATE guard trigger counts whether the schema
+// installs it (a guard migration) or the team applies the guard file
+// fencegen writes beside the code (guardFile) or a guard migration it
+// has not written yet: the note is given for every fenced table (trial
+// t27h F6), naming that trigger.
+func noteTriggeredGroupWrites(cat *catalog.Catalog, files []*analyze.File, schema *mysqlwrites.Schema, guardFile string) {
 	if schema == nil {
 		return
 	}
@@ -1314,6 +1377,9 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 					typ := "unknown type"
 					if c != nil {
 						typ = strings.ToUpper(c.Type.Name)
+						if e := cat.Enum(c.Type.Schema, c.Type.Name); e != nil && e.Linked == c {
+							typ = "ENUM or SET" // sqlc's type <table>_<column>
+						}
 					}
 					inexact = append(inexact, name+" ("+typ+")")
 				}
@@ -1322,15 +1388,24 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 				continue
 			}
 			var names []string
+			guardTrigger := guard.MySQLTriggerName("bu", q.Fence.Table.Name)
+			installed := false
 			for _, tr := range schema.Triggers {
 				if strings.EqualFold(tr.Table, q.Fence.Table.Name) {
 					names = append(names, tr.Name)
+					installed = installed || strings.EqualFold(tr.Name, guardTrigger)
 				}
 			}
-			if len(names) == 0 {
-				continue
+			has := strings.Join(names, ", ")
+			if !installed {
+				// The guard trigger the team installs from the guard
+				// file (or a guard migration).
+				if has != "" {
+					has += ", and "
+				}
+				has += guardTrigger + " once the guard fencegen writes (" + guardFile + ", or its migration: fencegen guard) is applied"
 			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, as the column stores it; for column(s) %s that comparison errs towards \"differs\" where the column stores a value otherwise than written ('ab ' into CHAR reads 'ab'; a FLOAT rounds): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, strings.Join(names, ", "), strings.Join(inexact, ", "), fenceimpl.MaxAttempts))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, as the column stores it; for column(s) %s that comparison errs towards \"differs\" where the column stores a value otherwise than written ('ab ' into CHAR reads 'ab'; a FLOAT rounds): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, has, strings.Join(inexact, ", "), fenceimpl.MaxAttempts))
 		}
 	}
 }

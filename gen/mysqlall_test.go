@@ -65,8 +65,8 @@ UPDATE legacy SET balance = ? WHERE id = ?;
 
 // TestMySQLRequiredDeclaresToken: on engine mysql, the writes generated
 // for a table marked 'fencegen:token required' declare their token to
-// the guard trigger (@fencegen_presented := ...); those of a
-// non-strict table do not.
+// the guard trigger for their statement (@fencegen_statement := ...,
+// @fencegen_presented := ...); those of a non-strict table do not.
 func TestMySQLRequiredDeclaresToken(t *testing.T) {
 	files := map[string]string{
 		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token required', balance INT NOT NULL);
@@ -82,7 +82,7 @@ UPDATE wallets SET balance = ? WHERE id = ?;
 	}
 	res := generateDir(t, files)
 	out := string(res.Files["out/q.sql.go"])
-	if !strings.Contains(out, "UPDATE accounts SET balance = ?, fence=LAST_INSERT_ID(@fencegen_presented := ?) WHERE (id = ?)") {
+	if !strings.Contains(out, "UPDATE accounts SET balance = ?, fence=LAST_INSERT_ID(IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?)) WHERE (id = ?)") {
 		t.Errorf("SetAccount does not declare its token:\n%s", out)
 	}
 	if !strings.Contains(out, "UPDATE wallets SET balance = ?, fence=LAST_INSERT_ID(?) WHERE (id = ?)") {

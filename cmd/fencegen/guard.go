@@ -101,7 +101,14 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	}
 	version := f.version
 	if version == "" && f.dir != "" {
-		if version, err = nextVersion(f.dir, time.Now()); err != nil {
+		// On MySQL, the guard migrations may live apart from sqlc's
+		// schema (a directory only fencegen reads): one series of
+		// versions, which fencegen interleaves as the tool applies them.
+		var series []string
+		if g.MySQL() {
+			series = g.SchemaFiles()
+		}
+		if version, err = nextVersion(f.dir, series, time.Now()); err != nil {
 			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 			return exitError
 		}
@@ -155,6 +162,14 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	// sqlc cannot parse a trigger: never write one where it reads.
+	for _, n := range names {
+		p := filepath.Join(f.dir, n)
+		if err := g.Writable(p); err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %s: %v\n", filepath.ToSlash(p), err)
+			return exitError
+		}
+	}
 	// Every file is new: never overwrite a migration.
 	for _, n := range names {
 		if _, err := os.Lstat(filepath.Join(f.dir, n)); err == nil {
@@ -194,7 +209,9 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		for i, c := range causes {
 			causes[i] = filepath.ToSlash(relPath(c))
 		}
-		if len(ups) > 0 && !samePath(ups[len(ups)-1], causes[len(causes)-1]) {
+		// The newest migration before this one: of -dir, and on MySQL
+		// of the entry's schema too (one series: Guard.Migrations).
+		if all := g.Migrations(ups); len(all) > 0 && !samePath(all[len(all)-1], causes[len(causes)-1]) {
 			// Newer migrations follow the cause: the new one comes
 			// after them all.
 			fmt.Fprintf(stdout, "fencegen: apply it in the same deployment as %s and the migrations after it: from it to this one the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
@@ -280,7 +297,10 @@ func pickGuard(guards []*gen.Guard, out string) (*gen.Guard, error) {
 // write by default (goose, dbmate, atlas; golang-migrate with -format).
 const timestampLayout = "20060102150405"
 
-// nextVersion returns the version of a new migration in dir: when its
+// nextVersion returns the version of a new migration in dir, which
+// follows the files series too (the schema files of an entry with engine
+// mysql, whose guard migrations may be in a directory of their own: one
+// series of versions): when its
 // migrations are numbered with sequence numbers (fewer than 14 digits, as
 // golang-migrate -seq and goose -s write them), one more than the
 // highest, as wide as it; otherwise (timestamps, or no numbered file) the
@@ -290,18 +310,23 @@ const timestampLayout = "20060102150405"
 // version goose refuses to see twice), golang-migrate's up and down files
 // of any extension, and the .sql files of dbmate and Atlas; counting a
 // file a tool ignores only leaves a gap, which none of them minds.
-func nextVersion(dir string, now time.Time) (string, error) {
+func nextVersion(dir string, series []string, now time.Time) (string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) { // a missing dir is created empty
 		return "", err
 	}
+	var names []string
+	for _, de := range ents {
+		if n := de.Name(); !de.IsDir() && !strings.HasPrefix(n, ".") {
+			names = append(names, n)
+		}
+	}
+	for _, s := range series {
+		names = append(names, path.Base(filepath.ToSlash(s)))
+	}
 	var max uint64
 	width := 0
-	for _, de := range ents {
-		n := de.Name()
-		if de.IsDir() || strings.HasPrefix(n, ".") {
-			continue
-		}
+	for _, n := range names {
 		i := 0
 		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
 			i++

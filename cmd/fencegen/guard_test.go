@@ -192,7 +192,7 @@ func TestNextVersionCountsEveryMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := nextVersion(dir, now)
+		got, err := nextVersion(dir, nil, now)
 		if err != nil || got != tc.want {
 			t.Errorf("%v: nextVersion = %q, %v; want %q", tc.files, got, err, tc.want)
 		}

@@ -420,6 +420,10 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	why := map[string]string{}     // the commands with -into: what their migration does
 	later := map[string]string{}   // and when newer migrations follow it: the command without -into
 	unfence := map[string]string{} // and with -unfence: the other choice
+	// The commands (without -into) for a migration that needs its guard
+	// in it but that sqlc reads (GuardFinding.SqlcReadsInto): what it
+	// does, and the migration.
+	sqlcInto := map[string][2]string{}
 	for _, p := range gen.Problems(err) {
 		var f gen.GuardFinding
 		if !errors.As(p, &f) {
@@ -434,6 +438,14 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 				cmd += " -out " + f.Out
 			}
 			base := cmd
+			if f.Into != "" && f.SqlcReadsInto {
+				line = commandLine(cmd, cfgPath)
+				sqlcInto[line] = [2]string{f.Why, filepath.ToSlash(relPath(f.Into))}
+				if !slices.Contains(fix, line) {
+					fix = append(fix, line)
+				}
+				continue
+			}
 			if f.Into != "" {
 				cmd += " -into " + filepath.ToSlash(relPath(f.Into))
 			}
@@ -460,6 +472,9 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			fmt.Fprintf(w, "fencegen: a migration weakens the guard in a way no new guard migration undoes: change it while it is not applied anywhere, or undo it in a new migration of yours, as said above\n")
 		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
+		case sqlcInto[cmd] != [2]string{}:
+			// The guard cannot go into the migration: sqlc reads it.
+			fmt.Fprintf(w, "fencegen: a migration that %s needs its guard installed again, but sqlc reads %s and cannot parse a trigger: write the guard in a new migration of the directory only fencegen reads with: %s, and apply it in the same deployment as %[2]s (the table is unguarded between the two)\n", sqlcInto[cmd][0], sqlcInto[cmd][1], cmd)
 		case unfence[cmd] != "":
 			into, table, _ := strings.Cut(cmd, "\x00")
 			fmt.Fprintf(w, "fencegen: fenced table %s was created again without its fencing mark: mark it again in that migration, then add its guard with: %s; or stop fencing it with: %s\n", table, into, unfence[cmd])

@@ -31,8 +31,8 @@ DELIMITER //
 CREATE TRIGGER `fencegen_bd_account_balances` BEFORE DELETE ON `account_balances` FOR EACH ROW
 BEGIN
   DECLARE fencegen_message VARCHAR(128);
-  IF @fencegen_token IS NOT NULL AND NOT (OLD.`last_fencing_token` <= @fencegen_token) THEN
-    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', @fencegen_token, ' stored=', OLD.`last_fencing_token`, ' mode=non-strict table=account_balances'), 128);
+  IF COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'6163636f756e745f62616c616e636573'), @fencegen_presented, NULL), @fencegen_token) IS NOT NULL AND NOT (OLD.`last_fencing_token` <= COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'6163636f756e745f62616c616e636573'), @fencegen_presented, NULL), @fencegen_token)) THEN
+    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'6163636f756e745f62616c616e636573'), @fencegen_presented, NULL), @fencegen_token), ' stored=', OLD.`last_fencing_token`, ' mode=non-strict table=account_balances'), 128);
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = fencegen_message;
   END IF;
 END //

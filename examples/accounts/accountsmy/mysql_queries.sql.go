@@ -14,7 +14,7 @@ import (
 
 const closeAccount = `-- name: CloseAccount :execrows
 -- fencegen: guarded by key (account_balances.last_fencing_token <= the presented token)
-DELETE FROM account_balances WHERE (id = ?) AND last_fencing_token <= ?
+DELETE FROM account_balances WHERE (id = ?) AND last_fencing_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e745f62616c616e636573')) IS NULL, NULL, @fencegen_presented := ?)
 `
 
 const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write's result does not tell)
@@ -48,7 +48,7 @@ func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token)
 
 const closeAccountsIn = `-- name: CloseAccountsIn :execrows
 -- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
-DELETE FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(last_fencing_token <= ?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+DELETE FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(last_fencing_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e745f62616c616e636573')) IS NULL, NULL, @fencegen_presented := ?), TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
 `
 
 const fenceStoredCloseAccountsIn = `-- name: CloseAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)

@@ -389,6 +389,27 @@ type File struct {
 	// Notes are remarks on the file's statements that are not queries
 	// ("file:line:col: note: ..."), for fencegen vet.
 	Notes []string
+	// SqlcDropped describes each annotated statement of the file that
+	// sqlc v1.31.1 drops with its annotation, its MySQL converter having
+	// no node for it (LOAD DATA, SET, CREATE INDEX, ...): "query
+	// LoadStock (LOAD DATA, q.sql:2:1)". No query is generated for it.
+	SqlcDropped []string
+}
+
+// statementKind names a statement by its first keywords, upper case:
+// "LOAD DATA", "CREATE INDEX", "SET".
+func statementKind(text []byte) string {
+	words := strings.Fields(strings.ToUpper(string(text)))
+	if len(words) == 0 {
+		return "empty"
+	}
+	switch words[0] {
+	case "CREATE", "DROP", "ALTER", "LOAD", "LOCK", "UNLOCK", "SHOW", "START", "RENAME", "FLUSH", "GRANT", "REVOKE":
+		if len(words) > 1 && words[1] != "OR" {
+			return words[0] + " " + strings.Trim(words[1], "(;")
+		}
+	}
+	return strings.TrimRight(words[0], ";(")
 }
 
 // Options are the sqlc options that change what the analyzer accepts.
@@ -498,6 +519,9 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		// dropped are notes of "-- name:" lines that sqlc drops: a
 		// second one above a statement.
 		dropped []string
+		// skipped are the annotated statements sqlc drops with their
+		// annotation (Stmt.SqlcSkips): File.SqlcDropped.
+		skipped []string
 	}
 	perFile := make([]fileAnns, len(files))
 	for fi, f := range files {
@@ -507,8 +531,16 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		fa.jobs = make([]*job, len(f.Stmts))
 		for i, st := range f.Stmts {
 			if st.SqlcSkips {
-				// sqlc drops the statement with its annotation.
+				// sqlc drops the statement with its annotation: said
+				// (fencegen vet), and in the entry's error when no query
+				// is left (a file whose one query is a LOAD DATA).
+				lines := commentLinesOf(f.Src, max(st.Lead, fa.prevEnd), st.Start, opts.MySQL)
 				fa.prevEnd = st.End + 1
+				if ann, _ := parseAnnotation(lines); ann != nil {
+					line, col := diag.Position(f.Src, st.Start)
+					fa.skipped = append(fa.skipped, fmt.Sprintf("query %s (%s, %s:%d:%d)", ann.Name, statementKind(f.Src[st.Start:st.End]), f.Name, line, col))
+					fa.dropped = append(fa.dropped, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 drops this %s statement with its annotation (its MySQL converter has no node for it), so no code is generated for it (as in sqlc)", f.Name, line, col, ann.Name, statementKind(f.Src[st.Start:st.End])))
+				}
 				continue
 			}
 			lines := commentLinesOf(f.Src, max(st.Lead, fa.prevEnd), st.Start, opts.MySQL)
@@ -634,6 +666,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			af.Queries = append(af.Queries, j.q)
 		}
 		af.Notes = append(af.Notes, fa.dropped...)
+		af.SqlcDropped = fa.skipped
 		// A trailing annotation with no statement after it (only blank
 		// lines and comments to the end of the file): sqlc v1.31.1
 		// generates the file's other queries and drops it without a
@@ -992,6 +1025,15 @@ func (a *analyzer) errorf(loc int, format string, args ...any) {
 	a.errAt[loc] = true
 	line, col := diag.Position(a.file.Src, loc)
 	a.errs.Add(a.file.Name, line, col, format, args...)
+}
+
+// queryPrefix is "query <name>: ", which starts a message about the
+// query being analysed, or "" outside one.
+func (a *analyzer) queryPrefix() string {
+	if a.ann == nil {
+		return ""
+	}
+	return "query " + a.ann.Name + ": "
 }
 
 func (a *analyzer) query(ann *Annotation) (*Query, error) {

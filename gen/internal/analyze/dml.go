@@ -216,7 +216,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		}
 		if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
 			if !a.createdOutsideLease(n, t, c, len(cols), ct.Loc) {
-				a.errorf(ct.Loc, "INSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT (or, for rows created outside a lease, write DEFAULT as its value)", t.QualifiedName(), c.Name)
+				a.errorf(ct.Loc, "%sINSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT (or, for rows created outside a lease, write DEFAULT as its value)", a.queryPrefix(), t.QualifiedName(), c.Name)
 			} else {
 				outsideLease = true
 			}
@@ -355,7 +355,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				if a.opts.MySQL {
 					clause = "ON DUPLICATE KEY UPDATE"
 				}
-				a.errorf(s.Loc, "%s sets fencing token column %s.%s by hand; fencegen stores the presented token itself", clause, t.QualifiedName(), c.Name)
+				a.errorf(s.Loc, "%s%s sets fencing token column %s.%s by hand; fencegen stores the presented token itself", a.queryPrefix(), clause, t.QualifiedName(), c.Name)
 			}
 			if validated && isExcludedRef(s.Expr) {
 				a.assign(cs, s, c)
@@ -460,7 +460,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 			continue
 		}
 		if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
-			a.errorf(s.Loc, "UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the assignment", t.QualifiedName(), c.Name)
+			a.errorf(s.Loc, "%sUPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the assignment", a.queryPrefix(), t.QualifiedName(), c.Name)
 			continue
 		}
 		// sqlc resolves a SET value's references only for a parameter's

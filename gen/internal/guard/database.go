@@ -15,6 +15,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -223,6 +224,83 @@ type DatabaseGuard struct {
 	// to one of them leave it (SetAt), for fencegen guard -into of a
 	// migration that newer ones follow (Inline).
 	at func(files, later []*sqlparse.File) (*DatabaseGuard, error)
+	// sqlcReads, set for an entry with engine mysql of a configuration
+	// sqlc reads (SetSqlcSchema), returns why a guard migration must not
+	// be written at a path, or nil: sqlc reads that file as schema.
+	sqlcReads func(path string) error
+}
+
+// SetSqlcSchema gives g, the guard of an entry with engine mysql of a
+// configuration that sqlc v1.31.1 reads too, the function that returns
+// why a guard migration must not be written at a path (nil when it may):
+// sqlc reads the file as a schema file of the entry, and its MySQL parser
+// stops at CREATE TRIGGER with a syntax error, so sqlc generate would
+// fail (trial t27h F1). Writable and Inline refuse such a path, and a
+// Finding whose Into is one is marked SqlcReadsInto.
+func (g *DatabaseGuard) SetSqlcSchema(reads func(path string) error) {
+	g.sqlcReads = reads
+}
+
+// Writable returns nil when a guard migration may be written at path,
+// else why not: the entry's configuration is one sqlc reads and it reads
+// path as schema (SetSqlcSchema).
+func (g *DatabaseGuard) Writable(path string) error {
+	if g.sqlcReads == nil {
+		return nil
+	}
+	return g.sqlcReads(path)
+}
+
+// MySQL reports whether g is the guard of an entry with engine mysql.
+func (g *DatabaseGuard) MySQL() bool { return g.mysqlEntry }
+
+// SchemaFiles are the names of g's schema files, in the order the
+// migration tool applies them (paths relative to the current directory,
+// slash-separated, as the schema entries name them).
+func (g *DatabaseGuard) SchemaFiles() []string {
+	out := make([]string, len(g.schema))
+	for i, f := range g.schema {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Migrations are the migrations NextMigration replays given files, the
+// up migrations of the directory it writes to, in the order the migration
+// tool applies them: files, and for an entry with engine mysql its schema
+// files too (mysqlReplayFiles).
+func (g *DatabaseGuard) Migrations(files []string) []string {
+	if !g.mysqlEntry {
+		return files
+	}
+	return g.mysqlReplayFiles(files)
+}
+
+// mysqlReplayFiles are the migrations NextMigration replays for an entry
+// with engine mysql, given files, the up migrations of the directory it
+// writes to: the entry's schema files (in the order the migration tool
+// applies them, the files only fencegen reads among sqlc's), and those of
+// files that are not among them, interleaved by version; the check
+// (GuardMigrations) replays the same. When such a file or a schema file
+// has no version, files alone, whose order is known.
+func (g *DatabaseGuard) mysqlReplayFiles(files []string) []string {
+	names := g.SchemaFiles()
+	var extra []string
+	for _, f := range files {
+		if !slices.ContainsFunc(names, func(n string) bool { return samePath(n, f) }) {
+			extra = append(extra, f)
+		}
+	}
+	if len(names) == 0 {
+		return files
+	}
+	if len(extra) == 0 {
+		return names
+	}
+	if merged, ok := migrations.Interleave(names, extra); ok {
+		return merged
+	}
+	return files
 }
 
 // SetAt gives g the function that builds the guard of its entry's schema
@@ -299,7 +377,7 @@ func (g *DatabaseGuard) checkInto(found []Finding) error {
 		}
 	}
 	for _, f := range found {
-		if f.Into == "" || f.Unfence != "" || g.acknowledged(f.Into) {
+		if f.Into == "" || f.Unfence != "" || f.SqlcReadsInto || g.acknowledged(f.Into) {
 			continue
 		}
 		return &IntoError{Finding: f}
@@ -437,6 +515,13 @@ type Finding struct {
 	// stop fencing it deliberately, with fencegen guard -unfence Unfence
 	// (DatabaseGuard.Unfence), whose migration records the decision.
 	Unfence string
+	// SqlcReadsInto is set with Into when Into is a schema file that
+	// sqlc reads too (an entry with engine mysql of a configuration sqlc
+	// reads: DatabaseGuard.SetSqlcSchema): sqlc cannot parse the
+	// triggers -into would add, so the guard goes in a new migration
+	// that only fencegen reads, right after Into, applied in the same
+	// deployment (the table is unguarded between the two).
+	SqlcReadsInto bool
 	// Refused is set when no guard migration undoes what the statement
 	// does (a renamed guard trigger, a setting of session_replication_role
 	// that outlives the migration, a USING that rewrites every token):
@@ -2198,7 +2283,7 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		// finding), nothing is written (trial tnew F9).
 		g2 := *g
 		if g.mysqlEntry {
-			parsed, err := g.readAll(files)
+			parsed, err := g.readAll(g.mysqlReplayFiles(files))
 			if err != nil {
 				return "", nil, err
 			}
@@ -2265,6 +2350,9 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
 	}
 	if g.mysql != nil {
+		if err := g.Writable(into); err != nil {
+			return nil, fmt.Errorf("-into %s: %w", filepath.ToSlash(into), err)
+		}
 		gk, others, err := g.mysqlAt(files, into, others)
 		if err != nil {
 			return nil, err

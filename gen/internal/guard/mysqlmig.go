@@ -33,16 +33,49 @@ import (
 // guard migrations do not install the current guard already.
 
 // MySQLPresentedVar is the user variable through which a write generated
-// for a table in mode required declares, on MySQL, the token it
-// presents: its token assignment sets @fencegen_presented to the
-// presented token (tok = LAST_INSERT_ID(@fencegen_presented := ?)), and
-// the required guard's BEFORE UPDATE trigger, which runs for the row
-// right after, reads it and sets it back to NULL. A trigger sees the
-// row's new values, not which columns the UPDATE assigned: an UPDATE
-// that leaves the token as stored is one that presents no token unless
-// the statement declared it so, or the session set @fencegen_token to
-// it (a hand-written writer's declaration, which stays for the session).
+// for a fenced table declares, on MySQL, the token it presents to the
+// guard's triggers, with MySQLStatementVar, which binds the declaration
+// to its statement (MySQLDeclared): an UPDATE or upsert of a table in
+// mode required in its token assignment (tok = LAST_INSERT_ID(IF(...,
+// @fencegen_presented := ?))), a DELETE in its token comparison. A
+// trigger sees the row's new values, not which columns the UPDATE
+// assigned: in mode required, an UPDATE that leaves the token as stored
+// is one that presents no token unless its statement declared it so, or
+// the session set @fencegen_token to it (a hand-written writer's
+// declaration, which stays for the session). A DELETE carries no token:
+// BEFORE DELETE compares the stored token with the one the statement
+// declared, else with @fencegen_token.
+//
+// A user variable outlives the statement that sets it, and the guard's
+// trigger may never run for the row (the team's BEFORE trigger, which
+// runs first, refuses it; the guard is not installed yet; a DELETE
+// matches no row): the trigger trusts a declaration only when
+// @fencegen_statement holds the start of the statement that fires it
+// and its table (NOW(6), which a trigger reads as its statement's start),
+// so none left by an earlier statement, or by a statement on another
+// table that set this one off, is taken for its own (trial t27h F3, F4).
 const MySQLPresentedVar = "fencegen_presented"
+
+// MySQLStatementVar is the user variable that binds a declaration in
+// MySQLPresentedVar to the statement that made it: MySQLStatementScope.
+const MySQLStatementVar = "fencegen_statement"
+
+// MySQLStatementScope is the expression of the statement that runs and
+// of fenced table (sqlc's catalog name, as the guard triggers have it):
+// the statement's start, NOW(6), which a trigger reads as the start of
+// the statement that fires it, and the table's name as a hexadecimal
+// literal, which every sql_mode reads alike.
+func MySQLStatementScope(table string) string {
+	return fmt.Sprintf("CONCAT(NOW(6), ' ', X'%x')", table)
+}
+
+// MySQLDeclared is v, the token a generated statement on table presents,
+// as the statement declares it to the guard's triggers: v, with
+// @fencegen_statement set to the statement's scope (MySQLStatementScope)
+// and @fencegen_presented to v.
+func MySQLDeclared(v, table string) string {
+	return "IF((@" + MySQLStatementVar + " := " + MySQLStatementScope(table) + ") IS NULL, NULL, @" + MySQLPresentedVar + " := " + v + ")"
+}
 
 // mysqlGuardTable is one fenced table's guard triggers on MySQL.
 type mysqlGuardTable struct {
@@ -153,6 +186,12 @@ func mysqlString(s string) string {
 
 // mysqlTriggerName is "fencegen_" + event + "_" + table, cut to MySQL's
 // 64 characters with a checksum of the table's name when longer.
+// MySQLTriggerName is the name of the guard trigger of table (lower
+// case, as sqlc's catalog has it) for event part "bu" (BEFORE UPDATE),
+// "bd" (BEFORE DELETE) or "bi" (BEFORE INSERT): fencegen_<part>_<table>,
+// shortened with a checksum to MySQL's 64 characters.
+func MySQLTriggerName(part, table string) string { return mysqlTriggerName(part, table) }
+
 func mysqlTriggerName(event, table string) string {
 	name := "fencegen_" + event + "_" + table
 	if len(name) <= 64 {
@@ -193,12 +232,16 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	// comparison would be NULL (no SIGNAL), and UPDATE IGNORE or a
 	// non-strict sql_mode then stores 0 in a NOT NULL column.
 	null := newTok + " IS NULL AND " + oldTok + " IS NOT NULL OR "
+	// The token a statement declared for itself (a generated one), else
+	// the session's (a hand-written writer's): MySQLPresentedVar.
+	thisStatement := "@" + MySQLStatementVar + " <=> " + MySQLStatementScope(t.Table)
+	delPresented := "COALESCE(IF(" + thisStatement + ", @" + MySQLPresentedVar + ", NULL), @fencegen_token)"
 	mode, refuse := "non-strict", null+newTok+" < "+oldTok
-	delRefuse := "NOT (" + oldTok + " <= @fencegen_token)"
+	delRefuse := "NOT (" + oldTok + " <= " + delPresented + ")"
 	switch {
 	case t.Strict:
 		mode, refuse = "strict", null+newTok+" <= "+oldTok
-		delRefuse = "NOT (" + oldTok + " < @fencegen_token)"
+		delRefuse = "NOT (" + oldTok + " < " + delPresented + ")"
 	case t.Required:
 		mode, refuse = "required", null+newTok+" < "+oldTok+" OR "+newTok+" < 1"
 	}
@@ -229,7 +272,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		presented := "@" + MySQLPresentedVar
 		update = "BEGIN\n" +
 			"  DECLARE fencegen_message VARCHAR(128);\n" +
-			"  DECLARE fencegen_declared BOOLEAN DEFAULT " + newTok + " <=> " + presented + " OR " + newTok + " <=> @fencegen_token;\n" +
+			"  DECLARE fencegen_declared BOOLEAN DEFAULT " + newTok + " <=> " + presented + " AND " + thisStatement + " OR " + newTok + " <=> @fencegen_token;\n" +
 			"  SET " + presented + " = NULL;\n" +
 			"  IF " + refuse + " THEN\n" +
 			"    SET fencegen_message = " + message("IFNULL("+newTok+", 0)", oldTok) + ";\n" +
@@ -242,7 +285,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	}
 	creates = []string{
 		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.spelled()) + " FOR EACH ROW\n" + update,
-		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.spelled()) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
+		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.spelled()) + " FOR EACH ROW\n" + body(delPresented+" IS NOT NULL AND "+delRefuse, delPresented),
 	}
 	if len(t.Keys) == 0 {
 		return drops, creates

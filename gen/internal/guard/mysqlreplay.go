@@ -658,6 +658,18 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 			out = append(out, because(c, ": %s is the token column of %s (fenced), so once this is applied every row's token is the new column's default, lower than the tokens leases have issued, and a stale holder's write passes both the guard trigger and the generated code; keep the column and change it in place (ALTER TABLE %s MODIFY COLUMN %s ..., which keeps the stored tokens)", t.Column, t.Table, mysqlIdent(t.Table), mysqlIdent(t.Column)))
 		}
 		_, creates := t.statements()
+		// A cause of the table's (re-created, dropped, its token column
+		// renamed or dropped) is one finding for the table, naming the
+		// events (and triggers) it concerns, not one per trigger (trial
+		// t27h).
+		var recreatedEvents, droppedEvents []string
+		type brokenKey struct {
+			c    *cause
+			file string
+		}
+		var brokenOrder []brokenKey
+		brokenNames := map[brokenKey][]string{}
+		brokenEvents := map[brokenKey][]string{}
 		for i := range creates {
 			event := mysqlTriggerEvents[i].event
 			name := strings.ToLower(mysqlTriggerName(mysqlTriggerEvents[i].part, t.Table))
@@ -672,29 +684,36 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 					moved = tr
 				}
 			}
-			rec, recreated := have.recreated[table]
+			_, recreated := have.recreated[table]
 			switch {
 			case !ok && recreated:
-				f := because(rec.after, "; table %s is fenced, and %s:%d:%d %s: it has no guard triggers, so their guard belongs in that migration, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's %s of %s from any writer through", t.Table, rec.at.file, rec.at.line, rec.at.col, strings.TrimSuffix(rec.at.what, ","), rec.at.file, event, t.Table)
-				f.Into, f.Why = rec.at.file, whyRecreate
-				out = append(out, f)
+				recreatedEvents = append(recreatedEvents, event)
 			case !ok && moved != nil:
 				out = append(out, because(moved.moved, ": the guard trigger that %s installs moves with the table, but its stale-token error still names the old table, and the guard migrations install no trigger %s for %s until a new guard migration does", moved.file, name, t.Table))
 			case !ok && have.droppedTrigger[name] != nil:
 				out = append(out, because(have.droppedTrigger[name], ", which fenced table %s needs: until a new guard migration installs it again, the database lets a stale token's %s of %s from any writer through (fencegen guard writes one)", t.Table, event, t.Table))
 			case !ok && have.dropped[table] != nil:
-				out = append(out, because(have.dropped[table], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's %s of %s from any writer through", t.Table, event, t.Table))
+				droppedEvents = append(droppedEvents, event)
 			case !ok:
 				out = append(out, at(last, 1, "fenced table %s has no guard trigger %s in the guard migrations: the database does not refuse a stale token's %s from other writers", t.Table, name, event))
 			case in.broken != nil:
 				// A MySQL trigger reads the column by name: the
 				// migration that renames or drops it is the one
 				// whose every applied state can keep the guard.
-				f := because(in.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until the trigger is replaced; its guard belongs in this migration, %s, for no applied state to break it", name, in.file, event, t.Table, in.broken.file)
-				f.Into, f.Why = in.broken.file, whyMySQLColumn
-				out = append(out, f)
+				k := brokenKey{in.broken, in.file}
+				if brokenNames[k] == nil {
+					brokenOrder = append(brokenOrder, k)
+				}
+				brokenNames[k] = append(brokenNames[k], name)
+				brokenEvents[k] = append(brokenEvents[k], event)
 			case in.text != creates[i] && event == "INSERT" && have.keyAdded[table] != nil:
 				out = append(out, because(have.keyAdded[table], ", after guard trigger %s that %s installs, which looks up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with by each key the table had then and not by this one: until a new guard migration replaces it, a stale token's REPLACE or upsert that conflicts on the new key passes the database guard", name, in.file))
+			case in.text != creates[i] && event == "INSERT" && sameButKeys(in.text, creates[i]):
+				// Another key set than the schema's, with no statement
+				// after the trigger to blame: the keys changed before it
+				// as fencegen reads the files (a schema file whose order
+				// among the migrations is not known), not by hand.
+				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s looks up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with by other keys than the table has in the schema (a key added or dropped in a migration that is not read before it): until a new guard migration replaces it, a stale token's REPLACE or upsert that conflicts on a key it does not look up passes the database guard; write a new guard migration", name, t.Table))
 			case in.text != creates[i]:
 				// The column or mode the trigger checks changed: said
 				// once for the table, at the migration that changed
@@ -719,6 +738,24 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 				}
 			}
 		}
+		if len(recreatedEvents) > 0 {
+			rec := have.recreated[table]
+			f := because(rec.after, "; table %s is fenced, and %s:%d:%d %s: it has no guard triggers, so their guard belongs in that migration, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's %s of %s from any writer through", t.Table, rec.at.file, rec.at.line, rec.at.col, strings.TrimSuffix(rec.at.what, ","), rec.at.file, orList(recreatedEvents), t.Table)
+			f.Into, f.Why = rec.at.file, whyRecreate
+			out = append(out, f)
+		}
+		if len(droppedEvents) > 0 {
+			out = append(out, because(have.dropped[table], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's %s of %s from any writer through", t.Table, orList(droppedEvents), t.Table))
+		}
+		for _, k := range brokenOrder {
+			names := brokenNames[k]
+			f := because(k.c, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until the trigger is replaced; its guard belongs in this migration, %s, for no applied state to break it", names[0], k.file, brokenEvents[k][0], t.Table, k.c.file)
+			if len(names) > 1 {
+				f = because(k.c, ", which the guard triggers %s that %s installs read: once this is applied, every %s of %s fails (Unknown column) until the triggers are replaced; their guard belongs in this migration, %s, for no applied state to break it", andList(names), k.file, andList(brokenEvents[k]), t.Table, k.c.file)
+			}
+			f.Into, f.Why = k.c.file, whyMySQLColumn
+			out = append(out, f)
+		}
 	}
 	for _, c := range have.unread {
 		out = append(out, because(&cause{file: c.file, line: c.line, col: c.col, what: "fencegen cannot read this statement"}, ": %s, and whether that is a guard trigger of a fenced table cannot be told, so the guard cannot be shown in place; write each DROP TRIGGER [IF EXISTS] [db.]name as a statement of its own, without comments inside", c.what))
@@ -730,16 +767,40 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 		}
 	}
 	slices.Sort(gone)
+	// The triggers a dropped (or renamed) token column breaks: one
+	// finding per cause, table and installing migration.
+	type goneKey struct {
+		c           *cause
+		table, file string
+	}
+	var goneOrder []goneKey
+	goneBroken := map[goneKey][]string{}
 	for _, name := range gone {
 		tr := have.triggers[name]
 		if tr.broken != nil {
-			// The token column dropped (or renamed) under the trigger:
-			// from that migration on, every write the trigger fires
-			// on fails, so the trigger's drop belongs in it, as the
-			// guard of a rename does (x27 F2).
-			f := because(tr.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every write of %s that fires it fails (Unknown column) until the trigger is dropped; table %s is no longer fenced, so the drop of its guard belongs in this migration, %s, for no applied state to break it", name, tr.file, tr.table, tr.table, tr.broken.file)
-			f.Into, f.Why = tr.broken.file, whyMySQLColumn
-			out = append(out, f)
+			k := goneKey{tr.broken, tr.table, tr.file}
+			if goneBroken[k] == nil {
+				goneOrder = append(goneOrder, k)
+			}
+			goneBroken[k] = append(goneBroken[k], name)
+		}
+	}
+	for _, k := range goneOrder {
+		// The token column dropped (or renamed) under the trigger:
+		// from that migration on, every write the trigger fires on
+		// fails, so the trigger's drop belongs in it, as the guard of
+		// a rename does (x27 F2).
+		names := goneBroken[k]
+		f := because(k.c, ", which the guard trigger %s that %s installs reads: once this is applied, every write of %s that fires it fails (Unknown column) until the trigger is dropped; table %s is no longer fenced, so the drop of its guard belongs in this migration, %s, for no applied state to break it", names[0], k.file, k.table, k.table, k.c.file)
+		if len(names) > 1 {
+			f = because(k.c, ", which the guard triggers %s that %s installs read: once this is applied, every write of %s that fires them fails (Unknown column) until the triggers are dropped; table %s is no longer fenced, so the drop of its guard belongs in this migration, %s, for no applied state to break it", andList(names), k.file, k.table, k.table, k.c.file)
+		}
+		f.Into, f.Why = k.c.file, whyMySQLColumn
+		out = append(out, f)
+	}
+	for _, name := range gone {
+		tr := have.triggers[name]
+		if tr.broken != nil {
 			continue
 		}
 		if c := have.unmarked[tr.table]; c != nil {
@@ -770,6 +831,11 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 			rec.after.file, rec.after.line, rec.after.col, rec.after.what, table, table, table)
 		f.Unfence = table
 		out = append(out, f)
+	}
+	for i := range out {
+		if out[i].Into != "" && g.Writable(out[i].Into) != nil {
+			out[i].SqlcReadsInto = true
+		}
 	}
 	sortFindings(out)
 	return out
@@ -804,4 +870,40 @@ func mysqlSpelledTables(schema []*sqlparse.File) map[string]string {
 		}
 	}
 	return out
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string { return joinList(words, "or") }
+
+// andList joins words as "a", "a and b", "a, b and c".
+func andList(words []string) string { return joinList(words, "and") }
+
+func joinList(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}
+
+// mysqlKeyLookupRe finds the key lookup of a guard BEFORE INSERT
+// trigger: the WHERE clause of its SELECT COUNT(*), up to the token
+// comparison.
+var mysqlKeyLookupRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)(SELECT COUNT\(\*\) FROM \S+ WHERE )(.*?)( AND \()`)
+})
+
+// sameButKeys reports whether two guard BEFORE INSERT triggers' texts
+// differ only in the keys they look the stored row up by.
+func sameButKeys(have, want string) bool {
+	wm := mysqlKeyLookupRe().FindStringSubmatch(want)
+	if wm == nil || mysqlKeyLookupRe().FindStringIndex(have) == nil {
+		return false
+	}
+	keys := func(text string) string {
+		m := mysqlKeyLookupRe().FindStringSubmatch(text)
+		return m[2]
+	}
+	// Each key of the lookup appears again in the message's MAX(...) read.
+	hk, wk := keys(have), keys(want)
+	return strings.ReplaceAll(have, hk, wk) == want
 }

@@ -644,13 +644,30 @@ func upsertToken(tok string, spec Spec) string {
 }
 
 // declared is v, the value an UPDATE assigns the token column, as the
-// assignment writes it: for a table of mode required, @fencegen_presented
-// := v, which declares it to the guard trigger (Spec.Required).
+// assignment writes it: for a table of mode required, declared to the
+// guard trigger for the statement (Spec.Required, guard.MySQLDeclared).
 func declared(v string, spec Spec) string {
 	if !spec.Required {
 		return v
 	}
-	return "@" + guard.MySQLPresentedVar + " := " + v
+	return guard.MySQLDeclared(v, spec.scopeTable())
+}
+
+// deleteDeclared is v, the token a DELETE compares the stored one with,
+// declared to the guard's BEFORE DELETE trigger for the statement, in
+// every mode (guard.MySQLDeclared): the trigger takes it over a
+// hand-written writer's @fencegen_token left on the connection.
+func deleteDeclared(v string, spec Spec) string {
+	return guard.MySQLDeclared(v, spec.scopeTable())
+}
+
+// scopeTable is the table's name as the guard triggers name it (sqlc's
+// catalog's): Name, else Table.
+func (spec Spec) scopeTable() string {
+	if spec.Name != "" {
+		return spec.Name
+	}
+	return spec.Table
 }
 
 // target returns the one table a single-table UPDATE or DELETE writes and
@@ -999,9 +1016,15 @@ func staleGuard(tok, presented string, spec Spec) string {
 // (its rows are the rows locked and scanned); the CASE evaluates the
 // guard only on a row where accepts, whatever order the server evaluates
 // the conjuncts in, so a stale row that the write does not match never
-// fails it. Without a WHERE clause, the guard alone.
-func allWhere(p *parser.Parser, where ast.ExprNode, spec Spec) (ast.ExprNode, error) {
-	guard, err := expr(p, staleGuard(quote(spec.Column), tokenVar(spec), spec))
+// fails it. Without a WHERE clause, the guard alone. Of a DELETE (del),
+// the presented token is declared to the guard's BEFORE DELETE trigger
+// (deleteDeclared).
+func allWhere(p *parser.Parser, where ast.ExprNode, spec Spec, del bool) (ast.ExprNode, error) {
+	presented := tokenVar(spec)
+	if del {
+		presented = deleteDeclared(presented, spec)
+	}
+	guard, err := expr(p, staleGuard(quote(spec.Column), presented, spec))
 	if err != nil {
 		return nil, err
 	}
@@ -1095,9 +1118,9 @@ func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spe
 		return nil, err
 	}
 	sp.setToken(u, spec)
-	sp.allWhere(u.Where, spec)
+	sp.allWhere(u.Where, spec, false)
 	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
-	if u.Where, err = allWhere(p, u.Where, spec); err != nil {
+	if u.Where, err = allWhere(p, u.Where, spec, false); err != nil {
 		return nil, err
 	}
 	text, params, err := restore(u)
@@ -1121,8 +1144,8 @@ func rewriteDeleteAll(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spe
 	if err != nil {
 		return nil, err
 	}
-	sp.allWhere(d.Where, spec)
-	if d.Where, err = allWhere(p, d.Where, spec); err != nil {
+	sp.allWhere(d.Where, spec, true)
+	if d.Where, err = allWhere(p, d.Where, spec, true); err != nil {
 		return nil, err
 	}
 	text, params, err := restore(d)
@@ -1134,8 +1157,10 @@ func rewriteDeleteAll(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spe
 
 // rewriteDelete guards DELETE FROM t WHERE <where pinning the key>:
 //
-//	DELETE FROM t WHERE (<where>) AND tok <= ?tok
+//	DELETE FROM t WHERE (<where>) AND tok <= IF(..., @fencegen_presented := ?tok)
 //
+// (the token declared to the guard's BEFORE DELETE trigger for this
+// statement, deleteDeclared)
 // with the locked read SELECT tok FROM t WHERE (<where>) FOR UPDATE, run
 // when it deleted nothing (fenceimpl.MySQLByKey).
 func rewriteDelete(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
@@ -1157,8 +1182,8 @@ func rewriteDelete(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) 
 		return nil, err
 	}
 	where := paren(d.Where)
-	sp.guardWhere(d.Where, "{c} "+spec.op()+" ?", spec, false)
-	guard, err := expr(p, fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
+	sp.guardWhere(d.Where, "{c} "+spec.op()+" "+deleteDeclared("?", spec), spec, false)
+	guard, err := expr(p, fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), deleteDeclared(tokenVar(spec), spec)))
 	if err != nil {
 		return nil, err
 	}

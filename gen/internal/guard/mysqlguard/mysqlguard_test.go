@@ -39,7 +39,7 @@ func TestRewriteText(t *testing.T) {
 		},
 		{
 			query:  "DELETE FROM accounts WHERE id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id = ?) AND fence_token <= ?",
+			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id = ?) AND fence_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?)",
 			params: []int{1, 4},
 			stored: "SELECT fence_token FROM accounts WHERE (id = ?) LIMIT 18446744073709551615 FOR UPDATE",
 		},
@@ -53,7 +53,7 @@ func TestRewriteText(t *testing.T) {
 			// sqlc.slice: the list's marker in every copy of the WHERE
 			// clause, and in the read (the generated code expands each).
 			query:        "DELETE FROM accounts WHERE id IN (/*SLICE:ids*/?)",
-			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(fence_token <= ?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
+			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(fence_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?), TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
 			params:       []int{1, 1, 4},
 			stored:       "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (id IN (/*SLICE:ids*/?)) LIMIT 18446744073709551615 FOR UPDATE",
 			storedParams: []int{4, 4, 1},
@@ -62,7 +62,7 @@ func TestRewriteText(t *testing.T) {
 			// by key, a list among the other conditions: its marker in the
 			// CASE and in the locked read.
 			query:        "DELETE FROM accounts WHERE id = ? AND status IN (/*SLICE:statuses*/?)",
-			want:         "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id = ? AND status IN (/*SLICE:statuses*/?)) AND fence_token <= ?",
+			want:         "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id = ? AND status IN (/*SLICE:statuses*/?)) AND fence_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?)",
 			params:       []int{1, 2, 4},
 			stored:       "SELECT fence_token FROM accounts WHERE (id = ? AND status IN (/*SLICE:statuses*/?)) LIMIT 18446744073709551615 FOR UPDATE",
 			storedParams: []int{1, 2},
@@ -89,7 +89,7 @@ func TestRewriteText(t *testing.T) {
 		},
 		{
 			query:  "DELETE FROM accounts WHERE id IN (?, ?)",
-			want:   "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (?, ?)) AND CASE WHEN (id IN (?, ?)) THEN IF(fence_token <= ?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
+			want:   "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (?, ?)) AND CASE WHEN (id IN (?, ?)) THEN IF(fence_token <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?), TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
 			params: []int{1, 2, 1, 2, 4},
 			stored: "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (id IN (?, ?)) LIMIT 18446744073709551615 FOR UPDATE",
 		},
@@ -282,14 +282,17 @@ func TestRewriteRefusesWhatItCannotRestore(t *testing.T) {
 
 // TestRewriteRequiredDeclares: on a table of mode required, every guarded
 // token assignment declares the presented token to the guard trigger
-// (@fencegen_presented := ...), by key, all or nothing and in an upsert.
+// (@fencegen_presented := ...) for its statement (@fencegen_statement:
+// its start and table, trial t27h F3), by key, all or nothing and in an
+// upsert.
 func TestRewriteRequiredDeclares(t *testing.T) {
+	const declared = "IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'6163636f756e7473')) IS NULL, NULL, @fencegen_presented := ?)"
 	spec := accounts
 	spec.Required = true
 	for query, want := range map[string]string{
-		"UPDATE accounts SET balance = ? WHERE id = ?":                                                       "fence_token=LAST_INSERT_ID(@fencegen_presented := ?) WHERE (id = ?)",
-		"UPDATE accounts SET balance = ? WHERE status = ?":                                                   "fence_token=LAST_INSERT_ID(@fencegen_presented := ?) WHERE (status = ?)",
-		"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)": "VALUES(fence_token), (@fencegen_presented := VALUES(fence_token)), (SELECT",
+		"UPDATE accounts SET balance = ? WHERE id = ?":                                                       "fence_token=LAST_INSERT_ID(" + declared + ") WHERE (id = ?)",
+		"UPDATE accounts SET balance = ? WHERE status = ?":                                                   "fence_token=LAST_INSERT_ID(" + declared + ") WHERE (status = ?)",
+		"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)": "VALUES(fence_token), (" + strings.Replace(declared, "?", "VALUES(fence_token)", 1) + "), (SELECT",
 	} {
 		g, err := Rewrite(query, spec)
 		if err != nil {

@@ -488,8 +488,12 @@ func (s *splicer) guardWhere(where ast.ExprNode, guard string, spec Spec, inCase
 // allWhere is the splice of allWhere: the WHERE clause of a write of
 // several rows, or, without one, " WHERE <staleGuard>" before its ORDER
 // BY or LIMIT (or at its end).
-func (s *splicer) allWhere(where ast.ExprNode, spec Spec) {
-	guard := staleGuard("{c}", "?", spec)
+func (s *splicer) allWhere(where ast.ExprNode, spec Spec, del bool) {
+	presented := "?"
+	if del {
+		presented = deleteDeclared(presented, spec) // a DELETE's, declared
+	}
+	guard := staleGuard("{c}", presented, spec)
 	if where != nil {
 		s.guardWhere(where, guard, spec, true)
 		return

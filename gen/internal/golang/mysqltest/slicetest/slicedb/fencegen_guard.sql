@@ -31,8 +31,8 @@ DELIMITER //
 CREATE TRIGGER `fencegen_bd_acct` BEFORE DELETE ON `acct` FOR EACH ROW
 BEGIN
   DECLARE fencegen_message VARCHAR(128);
-  IF @fencegen_token IS NOT NULL AND NOT (OLD.`tok` <= @fencegen_token) THEN
-    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', @fencegen_token, ' stored=', OLD.`tok`, ' mode=non-strict table=acct'), 128);
+  IF COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'61636374'), @fencegen_presented, NULL), @fencegen_token) IS NOT NULL AND NOT (OLD.`tok` <= COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'61636374'), @fencegen_presented, NULL), @fencegen_token)) THEN
+    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', COALESCE(IF(@fencegen_statement <=> CONCAT(NOW(6), ' ', X'61636374'), @fencegen_presented, NULL), @fencegen_token), ' stored=', OLD.`tok`, ' mode=non-strict table=acct'), 128);
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = fencegen_message;
   END IF;
 END //

@@ -236,7 +236,7 @@ func (q *Queries) FencedBumpAll(ctx context.Context, arg FencedBumpAllParams, to
 
 const fencedDeleteByKey = `-- name: FencedDeleteByKey :exec
 -- fencegen: guarded by key (acct.tok <= the presented token)
-DELETE FROM acct WHERE (id = ? AND bal IN (/*SLICE:bals*/?) AND name = ? AND id <> ? + 1000 AND bal IN (/*SLICE:bals*/?)) AND tok <= ?
+DELETE FROM acct WHERE (id = ? AND bal IN (/*SLICE:bals*/?) AND name = ? AND id <> ? + 1000 AND bal IN (/*SLICE:bals*/?)) AND tok <= IF((@fencegen_statement := CONCAT(NOW(6), ' ', X'61636374')) IS NULL, NULL, @fencegen_presented := ?)
 `
 
 const fenceStoredFencedDeleteByKey = `-- name: FencedDeleteByKey :exec (stored token, sent only when the write's result does not tell)
