@@ -122,7 +122,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 	}
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	for _, f := range schemaFiles {
-		pf, perr := readAndParse(f, true)
+		pf, perr := readAndParse(f, true, nil)
 		if pf == nil || perr != nil {
 			return
 		}
@@ -142,7 +142,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 	}
 	var parsed []*sqlparse.File
 	for _, f := range queryFiles {
-		if pf, _ := readAndParse(f, false); pf != nil {
+		if pf, _ := readAndParse(f, false, nil); pf != nil {
 			parsed = append(parsed, pf)
 		}
 	}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -33,13 +34,23 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 // expandAt is expand with the position of each entry in the configuration
 // (at, nil when unknown): a problem with an entry is reported there.
 func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Position) ([]string, diag.List) {
-	return expandOrdered(cfg, entries, pos, at, false)
+	return expandOrdered(cfg, entries, pos, at, false, nil, nil)
+}
+
+// expandSchema is expandAt for schema entries: the files of a migrations
+// directory are those its tool applies (toolApplies, toolExtra), with a
+// note for each file the tool and sqlc v1.31.1 read differently appended
+// to notes.
+func expandSchema(cfg *Config, entries []string, pos config.Position, at []config.Position, dirs *migrations.Dirs, notes *[]string) ([]string, diag.List) {
+	return expandOrdered(cfg, entries, pos, at, false, dirs, notes)
 }
 
 // expandOrdered is expandAt with, when lexical is set, each directory's
 // files and each pattern's matches in lexical order, as sqlc v1.31.1
-// reads them (os.ReadDir, filepath.Glob): sqlcSchemaOrder.
-func expandOrdered(cfg *Config, entries []string, pos config.Position, at []config.Position, lexical bool) ([]string, diag.List) {
+// reads them (os.ReadDir, filepath.Glob): sqlcSchemaOrder. With dirs
+// (schema entries), the files are those the migration tool of their
+// directory applies: toolApplies, toolExtra.
+func expandOrdered(cfg *Config, entries []string, pos config.Position, at []config.Position, lexical bool, dirs *migrations.Dirs, notes *[]string) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
 	seen := map[string]bool{}
@@ -84,7 +95,7 @@ func expandOrdered(cfg *Config, entries []string, pos config.Position, at []conf
 				// (migrations/* holds a README and down migrations); a
 				// file named as such is filtered too, as sqlc filters it
 				// (see skippedFiles).
-				if isSQLFile(filepath.Base(m)) {
+				if isSQLFile(filepath.Base(m)) && toolApplies(dirs, m, notes) {
 					add(m)
 				}
 				continue
@@ -97,11 +108,12 @@ func expandOrdered(cfg *Config, entries []string, pos config.Position, at []conf
 			var names []string
 			for _, de := range ents {
 				n := de.Name()
-				if de.IsDir() || !isSQLFile(n) {
+				if de.IsDir() || !isSQLFile(n) || !toolApplies(dirs, filepath.Join(m, n), notes) {
 					continue
 				}
 				names = append(names, n)
 			}
+			names = append(names, toolExtra(dirs, m, notes)...)
 			if lexical {
 				sort.Strings(names)
 			} else {
@@ -160,6 +172,75 @@ func isSQLFile(name string) bool {
 	return strings.HasSuffix(name, ".sql") && !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".down.sql")
 }
 
+// toolApplies reports whether the migration tool of file's directory
+// applies file going up (migrations.Dir.Applies), for the schema files
+// (dirs set; without, every file counts). A file sqlc v1.31.1 reads that
+// the tool skips (golang-migrate's 000002_x.sql, without .up) is not read
+// either: fencegen reads what the database holds, and a file the tool
+// skips never reaches it (trial t24h F_gm_ignored). A note says so.
+func toolApplies(dirs *migrations.Dirs, file string, notes *[]string) bool {
+	if dirs == nil {
+		return true
+	}
+	d := dirs.Of(filepath.Dir(file))
+	if d.Applies(filepath.Base(file)) {
+		return true
+	}
+	if notes != nil {
+		*notes = append(*notes, fmt.Sprintf("%s:1:1: note: %s does not apply this file, so fencegen does not read it: %s (%s is a %s directory: %s); sqlc v1.31.1 reads it as schema. Rename it to be applied, or move it out of the directory",
+			displayName(file), d.Tool, d.Rule(), displayName(filepath.Dir(file)), d.Tool, d.Why))
+	}
+	return false
+}
+
+// toolExtra returns the names of the files of dir, a schema entry's
+// directory, that its migration tool applies and sqlc v1.31.1 does not
+// read (migrations.Dir.Extra: golang-migrate's 000002_x.up.psql), each
+// with a note: fencegen reads them, as the database holds what they do.
+func toolExtra(dirs *migrations.Dirs, dir string, notes *[]string) []string {
+	if dirs == nil {
+		return nil
+	}
+	d := dirs.Of(dir)
+	extra := d.Extra()
+	for _, n := range extra {
+		if notes != nil {
+			*notes = append(*notes, fmt.Sprintf("%s:1:1: note: %s applies this file (%s is a %s directory: %s), so fencegen reads it, for the guard to see what it does to the database; sqlc v1.31.1 does not read it (its name does not end in .sql), nor see what it defines",
+				displayName(filepath.Join(dir, n)), d.Tool, displayName(dir), d.Tool, d.Why))
+		}
+	}
+	return extra
+}
+
+// UpMigrationNames returns the names of the files of dir that its
+// migration tool applies going up (as the schema entries read a
+// directory: migrations.Dir.Applies), in no particular order: the tool
+// dir's files show, or, where they show none, format's (fencegen guard
+// -format: golang-migrate, goose, dbmate, atlas). A golang-migrate up
+// migration of any extension counts (000002_x.up.psql), a file the tool
+// skips does not (000002_x.sql beside golang-migrate's files). A missing
+// dir holds none.
+func UpMigrationNames(dir, format string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	d := migrations.Detect(dir)
+	if d.Tool == migrations.Unknown {
+		d.Tool = migrations.Tool(format)
+	}
+	var out []string
+	for _, de := range ents {
+		if n := de.Name(); !de.IsDir() && d.Applies(n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
 // globOrder sorts a pattern's matches: lexically, as filepath.Glob and
 // sqlc do, unless they are all in one directory, where migrationOrder
 // applies (migrations/*.up.sql lists golang-migrate's up migrations).
@@ -206,7 +287,7 @@ func sqlcSchemaOrder(cfg *Config, pkg config.Package, files []string, trial func
 	}
 	// The entry's own files; those only fencegen reads (a fencegen.yaml's
 	// schema key) follow them, in their order.
-	lex, errs := expandOrdered(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos, true)
+	lex, errs := expandOrdered(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos, true, nil, nil)
 	if len(errs) > 0 || len(lex) > len(files) {
 		return order, ""
 	}
@@ -309,45 +390,71 @@ var (
 // readAndParse reads and parses one file. For schema files, the down
 // sections of goose, dbmate, sql-migrate and tern migrations, and psql
 // meta-command lines, are blanked out (keeping line numbers) so only the
-// up migration's SQL builds the catalog.
-func readAndParse(name string, schema bool) (*sqlparse.File, error) {
-	return readAndParseFor(config.EnginePostgreSQL, name, schema)
+// up migration's SQL builds the catalog: what the file's migration tool
+// applies (dirs, as readAndParseNoted).
+func readAndParse(name string, schema bool, dirs *migrations.Dirs) (*sqlparse.File, error) {
+	return readAndParseFor(config.EnginePostgreSQL, name, schema, dirs)
 }
 
 // parseMySQL reads and parses a MySQL migration file as a schema file of
 // an entry with engine mysql is read (the guard's NextMigration replays
 // the migrations directory with it).
-func parseMySQL(name string) (*sqlparse.File, error) {
-	return readAndParseFor(config.EngineMySQL, name, true)
+func parseMySQL(dirs *migrations.Dirs) func(name string) (*sqlparse.File, error) {
+	return func(name string) (*sqlparse.File, error) {
+		return readAndParseFor(config.EngineMySQL, name, true, dirs)
+	}
 }
 
 // readAndParseFor is readAndParse with engine's parser: PostgreSQL's
 // (sqlparse) or MySQL's (mysqlparse, the TiDB parser).
-func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
-	f, _, err := readAndParseNoted(engine, name, schema)
+func readAndParseFor(engine, name string, schema bool, dirs *migrations.Dirs) (*sqlparse.File, error) {
+	f, _, err := readAndParseNoted(engine, name, schema, dirs)
 	return f, err
 }
 
-// readAndParseNoted is readAndParseFor with, for a schema file, a vet
-// note ("file:line:col: note: ...") where the file is cut at tern's
+// readAndParseNoted is readAndParseFor with, for a schema file, its vet
+// notes ("file:line:col: note: ..."): where the file is cut at tern's
 // divider in the middle of a line, which sqlc v1.31.1 reads past
-// (migrations.TernMidLine), or "".
-func readAndParseNoted(engine, name string, schema bool) (*sqlparse.File, string, error) {
+// (migrations.TernMidLine), and where sqlc stops reading at a line that
+// the file's migration tool applies past (toolCut).
+//
+// A schema file is read as the migration tool of its directory applies
+// it (dirs; migrations.Cut): each tool stops at its own down marker
+// only, so a line of another's spelling ("-- migrate:down" in a
+// golang-migrate .up.sql, "-- +migrate Down" in goose's Up section) does
+// not hide what follows it, which the tool applies (trial t24h
+// F_gm_ignored). A file of a directory no tool's files show is cut where
+// any tool or sqlc cuts (migrations.DownStart), as before. In a goose
+// file, a statement whose text goose changes under ENVSUB ON is an error
+// (envsubErrors): the returned error then comes with the parsed file.
+func readAndParseNoted(engine, name string, schema bool, dirs *migrations.Dirs) (*sqlparse.File, []string, error) {
 	src, err := os.ReadFile(name)
 	if err != nil {
-		return nil, "", &diag.Error{File: name, Msg: err.Error()}
+		return nil, nil, &diag.Error{File: name, Msg: err.Error()}
 	}
-	var note string
+	var notes []string
+	var envsub []migrations.Envsub
 	// A UTF-8 byte order mark, as some editors save it, is not SQL; line 1's
 	// columns are then counted as the editor shows them, without it.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
-		if loc := migrations.TernMidLine(src); loc >= 0 {
-			line, col := diag.Position(src, loc)
-			note = fmt.Sprintf("%s:%d:%d: note: tern's divider in the middle of a line: tern applies the file up to it, and fencegen reads it so; sqlc v1.31.1 stops only at a line that starts with the divider, and reads the rest as schema; put the divider at the start of its line", displayName(name), line, col)
+		tool := dirs.Of(filepath.Dir(name)).Tool
+		if tool == migrations.Unknown {
+			tool = migrations.FileTool(src)
 		}
-		if loc := migrations.DownStart(src); loc >= 0 {
-			src = blank(src, loc, len(src))
+		if mid := migrations.TernMidLine(src); mid >= 0 && (tool == migrations.Tern || tool == migrations.Unknown) {
+			line, col := diag.Position(src, mid)
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: tern's divider in the middle of a line: tern applies the file up to it, and fencegen reads it so; sqlc v1.31.1 stops only at a line that starts with the divider, and reads the rest as schema; put the divider at the start of its line", displayName(name), line, col))
+		}
+		cut := migrations.Cut(tool, src)
+		if note := toolCutNote(name, src, tool, cut); note != "" {
+			notes = append(notes, note)
+		}
+		if tool == migrations.Goose {
+			envsub = migrations.EnvsubSpans(src)
+		}
+		if cut >= 0 {
+			src = blank(src, cut, len(src))
 		}
 		if bytes.IndexByte(src, '\\') >= 0 {
 			for _, loc := range psqlMeta().FindAllIndex(src, -1) {
@@ -364,7 +471,89 @@ func readAndParseNoted(engine, name string, schema bool) (*sqlparse.File, string
 	default:
 		f, err = sqlparse.Parse(displayName(name), src)
 	}
-	return f, note, err
+	if err == nil && len(envsub) > 0 {
+		if errs := envsubErrors(f, envsub); len(errs) > 0 {
+			return f, notes, errs
+		}
+	}
+	return f, notes, err
+}
+
+// toolCutNote is the note of a schema file that sqlc v1.31.1 stops
+// reading at a line (migrations.SqlcCut) while its migration tool applies
+// statements after it (cut, -1 for to the end): fencegen reads them as
+// the tool applies them; "" for none.
+func toolCutNote(name string, src []byte, tool migrations.Tool, cut int) string {
+	sqlcCut := migrations.SqlcCut(src)
+	if sqlcCut < 0 || tool == migrations.Unknown || cut >= 0 && cut <= sqlcCut {
+		return ""
+	}
+	end := cut
+	if end < 0 {
+		end = len(src)
+	}
+	if !holdsSQL(src[sqlcCut:end]) {
+		return ""
+	}
+	line, col := diag.Position(src, sqlcCut)
+	text, _, _ := strings.Cut(string(src[sqlcCut:]), "\n")
+	return fmt.Sprintf("%s:%d:%d: note: sqlc v1.31.1 stops reading this file at this line (%q), but %s applies the statements after it, so fencegen reads them, for the guard to see what they do to the database; sqlc does not see what they define (reword the line so that it does not start with -- migrate:down, -- +migrate down or -- +goose down, in any case)",
+		displayName(name), line, col, strings.TrimSpace(text), tool)
+}
+
+// holdsSQL reports whether b holds anything but white space and "--"
+// comments.
+func holdsSQL(b []byte) bool {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && !bytes.HasPrefix(line, []byte("--")) {
+			return true
+		}
+	}
+	return false
+}
+
+// envsubErrors refuses each statement of f, a goose migration, that goose
+// changes before it sends it (migrations.Substituted) because it stands
+// in an ENVSUB ON part (spans) and is not one that cannot write
+// (migrations.EnvsubHarmless): goose replaces ${AUDIT_TABLE} with the
+// variable's value when it applies the file, so fencegen cannot know
+// what the statement writes (a trigger function's UPDATE "${AUDIT_TABLE}"
+// may become an UPDATE of a fenced table; trial t24h F_goose_envsub).
+// Each error is located at the first such "$" of the statement.
+func envsubErrors(f *sqlparse.File, spans []migrations.Envsub) diag.List {
+	var errs diag.List
+	for _, st := range f.Stmts {
+		text := string(f.Src[st.Start:st.End])
+		if migrations.EnvsubHarmless(text) {
+			continue
+		}
+		for _, sp := range spans {
+			from, to := max(st.Start, sp.From), min(st.End, sp.To)
+			if from >= to {
+				continue
+			}
+			i, what := migrations.Substituted(string(f.Src[from:to]))
+			if i < 0 {
+				continue
+			}
+			onLine, _ := diag.Position(f.Src, sp.On)
+			line, col := diag.Position(f.Src, from+i)
+			var msg string
+			if what == "expansion" {
+				tok := string(f.Src[from+i:])
+				if j := strings.IndexAny(tok[1:], " \t\r\n'\";,()"); j >= 0 {
+					tok = tok[:j+1]
+				}
+				msg = fmt.Sprintf("goose substitutes environment variables in this statement (-- +goose ENVSUB ON at line %d): fencegen cannot know what %s becomes, so neither what the statement writes once goose applies it (a trigger function's UPDATE of a fenced table, unguarded); write the text out, or put -- +goose ENVSUB OFF before this statement (ENVSUB is fine for GRANT, REVOKE and CREATE, ALTER or DROP of a ROLE, USER or GROUP)", onLine, tok)
+			} else {
+				msg = fmt.Sprintf("goose substitutes environment variables in this statement (-- +goose ENVSUB ON at line %d) and turns %s into $, so PostgreSQL would run other text than this file's, which fencegen reads; end ENVSUB (-- +goose ENVSUB OFF) before this statement", onLine, f.Src[from+i:from+i+2])
+			}
+			errs.Add(f.Name, line, col, "%s", msg)
+			break
+		}
+	}
+	return errs
 }
 
 // blank replaces src[from:to] with spaces, keeping newlines.

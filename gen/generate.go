@@ -82,6 +82,9 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 	// entries' catalogs, as the configuration's are (spreadSchemaMarks);
 	// then the rest of each entry.
 	runs := make([]*pkgRun, len(cfg.Packages))
+	// Each migrations directory's tool, detected once for the run: the
+	// entries' schema files and the guard's replay read its files alike.
+	dirs := migrations.NewDirs()
 	// The write analysis of a fenced table walks pg_query's parse trees
 	// with protobuf's reflection, whose set-up starts beside the parse
 	// as soon as a PostgreSQL entry is known to have one: fenced in the
@@ -96,7 +99,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
 			return
 		}
-		runs[i] = preparePackage(cfg, cfg.Packages[i])
+		runs[i] = preparePackage(cfg, cfg.Packages[i], dirs)
 	})
 	for i := range results {
 		if err := results[i].ctxErr; err != nil {
@@ -178,17 +181,17 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 			}
 		}
 	}
-	parse := func(name string) (*sqlparse.File, error) { return readAndParse(name, true) }
+	parse := func(name string) (*sqlparse.File, error) { return readAndParse(name, true, dirs) }
 	for _, g := range guards {
 		var dg *guard.DatabaseGuard
 		var err error
 		if g.pkg.Engine == "mysql" {
-			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parseMySQL)
+			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parseMySQL(dirs))
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
 		}
 		if err == nil && dg != nil {
-			dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
+			dg.SetAt(guardAt(cfg, g.pkg, loosened, parse, dirs))
 			dg.SetSqlcSchema(sqlcSchemaReads(cfg, g.pkg))
 		}
 		var b []byte
@@ -219,7 +222,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 				failed = append(failed, r)
 			}
 		}
-		errs = append(errs, guardMigrationErrors(out.Guards, failed, loosened, parse)...)
+		errs = append(errs, guardMigrationErrors(out.Guards, failed, loosened, parse, dirs)...)
 	}
 	if len(cfg.Packages) > 0 && schemasSound(runs, errs) {
 		// A fenced table no schema has is a problem of its own, whatever
@@ -274,7 +277,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 // the schema as a prefix of its schema files leaves it, built from a
 // catalog of those files alone with the configuration's fence keys
 // (fencegen guard -into of a migration that newer ones follow).
-func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) func(files, later []*sqlparse.File) (*guard.DatabaseGuard, error) {
+func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse func(string) (*sqlparse.File, error), dirs *migrations.Dirs) func(files, later []*sqlparse.File) (*guard.DatabaseGuard, error) {
 	return func(files, later []*sqlparse.File) (*guard.DatabaseGuard, error) {
 		cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 		for _, f := range files {
@@ -293,7 +296,7 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 			return nil, errs.Err()
 		}
 		if pkg.Engine == "mysql" {
-			g, err := guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
+			g, err := guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL(dirs))
 			if g != nil {
 				g.SetSqlcSchema(sqlcSchemaReads(cfg, pkg))
 			}
@@ -330,7 +333,7 @@ func namesBefore(later []*sqlparse.File, schema, table, column string) (string, 
 // generation failed (failed), only the findings with a cause in a later
 // migration, which the entry's other errors may follow from (a fence key
 // naming a token column that a migration renamed).
-func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) diag.List {
+func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string]bool, parse func(string) (*sqlparse.File, error), dirs *migrations.Dirs) diag.List {
 	var errs diag.List
 	add := func(f GuardFinding) {
 		errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Msg: f.Msg, Err: f, Cause: f.Cause})
@@ -344,14 +347,14 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		var g *guard.DatabaseGuard
 		var err error
 		if r.pkg.Engine == "mysql" {
-			g, err = guard.NewMySQLEntryGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parseMySQL)
+			g, err = guard.NewMySQLEntryGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parseMySQL(dirs))
 		} else {
 			g, err = guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		}
 		if err != nil || g == nil {
 			continue
 		}
-		g.SetAt(guardAt(r.cfg, r.pkg, loosened, parse))
+		g.SetAt(guardAt(r.cfg, r.pkg, loosened, parse, dirs))
 		g.SetSqlcSchema(sqlcSchemaReads(r.cfg, r.pkg))
 		for _, f := range g.GuardMigrations(append(slices.Clip(guards), g)) {
 			if f.Cause {
@@ -468,9 +471,9 @@ type guardRun struct {
 
 // parseResult is a schema or query file as read and parsed.
 type parseResult struct {
-	f    *sqlparse.File
-	note string // readAndParseNoted's
-	err  error
+	f     *sqlparse.File
+	notes []string // readAndParseNoted's
+	err   error
 }
 
 // pkgRun is one sql entry between preparePackage, which builds its
@@ -556,11 +559,14 @@ func schemasSound(runs []*pkgRun, errs diag.List) bool {
 
 // preparePackage reads and parses pkg's schema and query files and
 // builds its catalog, with the fence keys' marks (markConfigFences).
-func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
+func preparePackage(cfg *Config, pkg config.Package, dirs *migrations.Dirs) *pkgRun {
 	var errs diag.List
 	found := map[config.Position]bool{}
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
-	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
+	// The schema files are those the migration tool of each directory
+	// applies (expandSchema), with notes where sqlc reads others.
+	var toolNotes []string
+	schemaFiles, err := expandSchema(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos, dirs, &toolNotes)
 	errs = append(errs, err...)
 	// The extending configuration's schema files come after the entry's,
 	// read by fencegen only (config.Package.FencegenSchema).
@@ -595,9 +601,9 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	fileDefs := pkg.Engine != config.EngineMySQL && postgresEntries(cfg) > 1
 	parallel.ForHeaviestFirst(parseWeights(schemaFiles, queryFiles), func(i int) {
 		if i < len(schemaFiles) {
-			results[i].f, results[i].note, results[i].err = readAndParseNoted(pkg.Engine, schemaFiles[i], true)
+			results[i].f, results[i].notes, results[i].err = readAndParseNoted(pkg.Engine, schemaFiles[i], true, dirs)
 		} else {
-			results[i].f, results[i].err = readAndParseFor(pkg.Engine, queryFiles[i-len(schemaFiles)], false)
+			results[i].f, results[i].err = readAndParseFor(pkg.Engine, queryFiles[i-len(schemaFiles)], false, nil)
 		}
 	})
 	// The fence keys' tables are followed from the first schema file (the
@@ -657,14 +663,12 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 			}
 		}
 	}
-	var cutNotes []string
+	cutNotes := toolNotes
 	if orderNote != "" {
 		cutNotes = append(cutNotes, orderNote)
 	}
 	for _, r := range results[:len(schemaFiles)] {
-		if r.note != "" {
-			cutNotes = append(cutNotes, r.note)
-		}
+		cutNotes = append(cutNotes, r.notes...)
 	}
 	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
 	fenceNotes = append(cutNotes, fenceNotes...)

@@ -514,7 +514,7 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 	complete := true
 	for _, f := range schemaFiles {
 		e.after = e.rel(f)
-		pf, perr := readAndParse(f, true)
+		pf, perr := readAndParse(f, true, nil)
 		if pf == nil || perr != nil {
 			msg := "cannot read"
 			if perr != nil {
@@ -565,7 +565,7 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 	}
 	var parsed []*sqlparse.File
 	for _, f := range queryFiles {
-		pf, _ := readAndParse(f, false)
+		pf, _ := readAndParse(f, false, nil)
 		if pf != nil {
 			parsed = append(parsed, pf)
 		}

@@ -124,7 +124,7 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, string(files[version+"_fencegen_guard.sql"]))
 		return exitOK
 	}
-	ups, err := upMigrations(f.dir)
+	ups, err := upMigrations(f.dir, f.format)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
@@ -374,12 +374,14 @@ func goMigrations(dir string) []string {
 	return out
 }
 
-// upMigrations returns the files of dir a migration tool applies going
-// up, in its order: the .sql files without golang-migrate's .down.sql,
-// by version number (names breaking ties).
-func upMigrations(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) { // a missing dir is created empty
+// upMigrations returns the files of dir its migration tool applies
+// going up (gen.UpMigrationNames: the tool its files show, or format's),
+// in its order: by version number, names breaking ties. A file the tool
+// skips is not among them (golang-migrate's 000002_x.sql, without .up),
+// one it applies that sqlc does not read is (000002_x.up.psql).
+func upMigrations(dir, format string) ([]string, error) {
+	names, err := gen.UpMigrationNames(dir, format)
+	if err != nil {
 		return nil, err
 	}
 	type mig struct {
@@ -387,11 +389,7 @@ func upMigrations(dir string) ([]string, error) {
 		name string
 	}
 	var ms []mig
-	for _, de := range ents {
-		n := de.Name()
-		if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") || strings.HasPrefix(n, ".") {
-			continue
-		}
+	for _, n := range names {
 		i := 0
 		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
 			i++

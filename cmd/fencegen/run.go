@@ -452,7 +452,7 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			line = commandLine(cmd, cfgPath)
 			if f.Into != "" {
 				why[line] = f.Why
-				if ups, err := upMigrations(f.Dir); err == nil && len(ups) > 0 && !samePath(ups[len(ups)-1], f.Into) {
+				if ups, err := upMigrations(f.Dir, f.Format); err == nil && len(ups) > 0 && !samePath(ups[len(ups)-1], f.Into) {
 					// Applied there, it is history: -applied says so.
 					later[line] = commandLine(base+" -applied "+filepath.ToSlash(relPath(f.Into)), cfgPath)
 				}

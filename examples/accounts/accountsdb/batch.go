@@ -23,7 +23,7 @@ const creditAccounts = `-- name: CreditAccounts :batchexec
 WITH fence_write AS (
     UPDATE account_balances
     SET balance = balance + $1, last_fencing_token = $3
-    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -122,7 +122,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
-    WHERE account_balances.last_fencing_token <= $3
+    WHERE account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -130,7 +130,7 @@ FROM fence_write
 UNION ALL
 SELECT account_balances.last_fencing_token, 1
 FROM account_balances
-WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountsBatchResults struct {
@@ -218,7 +218,7 @@ const setBalances = `-- name: SetBalances :batchone
 WITH fence_write AS (
     UPDATE account_balances
     SET balance = $1, last_fencing_token = $3
-    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING id, balance, last_fencing_token, closed_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

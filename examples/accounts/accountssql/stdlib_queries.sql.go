@@ -17,7 +17,7 @@ const applyInterest = `-- name: ApplyInterest :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token < $3)
 UPDATE account_balances
 SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token < $3
+WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 
@@ -60,7 +60,7 @@ func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, to
 const closeAccount = `-- name: CloseAccount :execrows
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
 DELETE FROM account_balances
-WHERE id = $1 AND account_balances.last_fencing_token <= $2
+WHERE id = $1 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -97,7 +97,7 @@ const creditAccount = `-- name: CreditAccount :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
 UPDATE account_balances
 SET balance = balance + $1, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
+WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -284,7 +284,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
-    WHERE account_balances.last_fencing_token <= $3
+    WHERE account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING id, balance, last_fencing_token, closed_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -292,7 +292,7 @@ FROM fence_write
 UNION ALL
 SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL
 FROM account_balances
-WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountParams struct {
@@ -344,7 +344,7 @@ const reopenAccount = `-- name: ReopenAccount :one
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
 UPDATE account_balances
 SET balance = $1, closed_at = NULL, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
+WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING id, balance, last_fencing_token, closed_at
 `
 
@@ -404,7 +404,7 @@ const setBalance = `-- name: SetBalance :one
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
 UPDATE account_balances
 SET balance = $1, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
+WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING id, balance, last_fencing_token, closed_at
 `
 
@@ -463,7 +463,7 @@ const softCloseAccount = `-- name: SoftCloseAccount :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
 UPDATE account_balances
 SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2
-WHERE id = $1 AND account_balances.last_fencing_token <= $2
+WHERE id = $1 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 

@@ -18,7 +18,7 @@ const claimIdempotencyKey = `-- name: ClaimIdempotencyKey :one
 -- fencegen: guarded by key (payouts.last_fencing_token <= $3)
 UPDATE payouts
 SET idempotency_key = COALESCE(idempotency_key, $1::text), last_fencing_token = $3
-WHERE id = $2 AND payouts.last_fencing_token <= $3
+WHERE id = $2 AND payouts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING idempotency_key
 `
 
@@ -124,7 +124,7 @@ const markPaid = `-- name: MarkPaid :exec
 -- fencegen: guarded by key (payouts.last_fencing_token <= $3)
 UPDATE payouts
 SET status = 'paid', provider_ref = $1::text, last_fencing_token = $3
-WHERE id = $2 AND payouts.last_fencing_token <= $3
+WHERE id = $2 AND payouts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -233,7 +233,7 @@ const queuePayout = `-- name: QueuePayout :exec
 -- fencegen: guarded by key (payouts.last_fencing_token <= $3)
 UPDATE payouts
 SET status = 'queued', idempotency_key = $1::text, last_fencing_token = $3
-WHERE id = $2 AND payouts.last_fencing_token <= $3
+WHERE id = $2 AND payouts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

@@ -1287,7 +1287,16 @@ func (c *Catalog) Validate() diag.List {
 	for _, t := range c.FencedTables() {
 		f := t.Fence
 		if f.From != nil {
-			continue // checked on the table marked
+			// Checked on the table marked, and here where the child's
+			// own column differs: a partition's or inheritance child's
+			// own DEFAULT (PARTITION OF p (tok DEFAULT 999)), or its
+			// DROP NOT NULL, which an INSERT into the child or a NULL
+			// stored there meets as they would on the table marked
+			// (trial t24h F_partdefault, F_child_nullable).
+			if err := c.childTokenProblem(t, f.Column); err != nil {
+				errs.AddErr(err)
+			}
+			continue
 		}
 		c.tokenCheckNotes(t)
 		errs = append(errs, c.strayMarkText(t)...)
@@ -1298,63 +1307,101 @@ func (c *Catalog) Validate() diag.List {
 			// at that statement.
 			f = &Fence{Column: f.Column, File: col.changed.File, Line: col.changed.Line, Col: col.changed.Col}
 		}
-		badType, why := false, "it must be bigint, the lease's int64 token, so that tokens compare in order; declare it BIGINT NOT NULL DEFAULT 0"
-		if col != nil {
-			badType = col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4")
-			if col.Type.Name == "int4" && !col.Type.IsArray() && col.Type.Schema == "pg_catalog" {
-				// Accepted, as a column retyped from bigint (a migration)
-				// keeps its guard, but noted: tokens are int64
-				// (fence.Token), and an etcd lease's follow the cluster's
-				// revision.
-				c.notes.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-					Msg: fmt.Sprintf("note: fencing token column %s.%s is integer: tokens are int64 (fence.Token), and once the lease mints one above 2,147,483,647 (an etcd lease's token follows the whole cluster's revision) every write of the table fails to encode it, writing nothing; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-			}
-			if col.Type.Schema == MySQLSchema {
-				badType, why = mysqlTokenType(col.Type)
-			}
+		if col != nil && col.Type.Name == "int4" && !col.Type.IsArray() && col.Type.Schema == "pg_catalog" {
+			// Accepted, as a column retyped from bigint (a migration)
+			// keeps its guard, but noted: tokens are int64
+			// (fence.Token), and an etcd lease's follow the cluster's
+			// revision.
+			c.notes.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("note: fencing token column %s.%s is integer: tokens are int64 (fence.Token), and once the lease mints one above 2,147,483,647 (an etcd lease's token follows the whole cluster's revision) every write of the table fails to encode it, writing nothing; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
 		}
-		switch {
-		case t.IsView:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("%s is a view; only tables can be fenced", t.QualifiedName())})
-		case col == nil:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %q does not exist in table %s", f.Column, t.QualifiedName())})
-		case badType:
-			if col.Type.Name == "int2" && !col.Type.IsArray() {
-				why = "smallint cannot hold every int64 token the lease mints (a write fails to encode one above 32,767); declare it BIGINT NOT NULL DEFAULT 0"
-			}
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s has type %s: %s", t.QualifiedName(), col.Name, col.Type, why)})
-		case col.Generated:
-			server := "PostgreSQL"
-			if col.Type.Schema == MySQLSchema {
-				server = "MariaDB/MySQL"
-			}
-			kind := "STORED"
-			if col.GeneratedVirtual {
-				kind = "VIRTUAL"
-			}
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... %s): %s computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name, kind, server)})
-		case col.Identity:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is an identity column: its values come from a sequence (and GENERATED ALWAYS refuses the stored token), so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case col.AutoIncrement:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is an AUTO_INCREMENT column: the server replaces a stored 0 or NULL with the table's next counter value, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case col.HasDefault && col.Sequence:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case c.defaultAbove1(col):
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 1 (the first token a lease mints): a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)})
-		case !col.NotNull:
-			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
+		if msg := c.tokenColumnProblem(t, f.Column); msg != "" {
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence, Msg: msg})
 		}
 	}
 	return errs
+}
+
+// tokenColumnProblem is the error of fenced table t's token column column
+// ("fencing token column ... must be NOT NULL: ..."), or "" when it is
+// usable as one.
+func (c *Catalog) tokenColumnProblem(t *Table, column string) string {
+	col := t.Column(column)
+	badType, why := false, "it must be bigint, the lease's int64 token, so that tokens compare in order; declare it BIGINT NOT NULL DEFAULT 0"
+	if col != nil {
+		badType = col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4")
+		if col.Type.Schema == MySQLSchema {
+			badType, why = mysqlTokenType(col.Type)
+		}
+	}
+	switch {
+	case t.IsView:
+		return fmt.Sprintf("%s is a view; only tables can be fenced", t.QualifiedName())
+	case col == nil:
+		return fmt.Sprintf("fencing token column %q does not exist in table %s", column, t.QualifiedName())
+	case badType:
+		if col.Type.Name == "int2" && !col.Type.IsArray() {
+			why = "smallint cannot hold every int64 token the lease mints (a write fails to encode one above 32,767); declare it BIGINT NOT NULL DEFAULT 0"
+		}
+		return fmt.Sprintf("fencing token column %s.%s has type %s: %s", t.QualifiedName(), col.Name, col.Type, why)
+	case col.Generated:
+		server := "PostgreSQL"
+		if col.Type.Schema == MySQLSchema {
+			server = "MariaDB/MySQL"
+		}
+		kind := "STORED"
+		if col.GeneratedVirtual {
+			kind = "VIRTUAL"
+		}
+		return fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... %s): %s computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name, kind, server)
+	case col.Identity:
+		return fmt.Sprintf("fencing token column %s.%s is an identity column: its values come from a sequence (and GENERATED ALWAYS refuses the stored token), so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)
+	case col.AutoIncrement:
+		return fmt.Sprintf("fencing token column %s.%s is an AUTO_INCREMENT column: the server replaces a stored 0 or NULL with the table's next counter value, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)
+	case col.HasDefault && col.Sequence:
+		return fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)
+	case c.defaultAbove1(col):
+		return fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 1 (the first token a lease mints): a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)
+	case !col.NotNull:
+		return fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)
+	}
+	return ""
+}
+
+// childTokenProblem is the error of t, a partition or inheritance child
+// of a fenced table, whose own token column has a problem
+// (tokenColumnProblem) that none of its parents' has: the child's own
+// DEFAULT or DROP NOT NULL. It is located at the statement that gave the
+// child's column its DEFAULT or changed it (Column.changed, where not its
+// parents'), else at the child's CREATE TABLE. nil when there is none, or
+// a parent has it too (reported there).
+func (c *Catalog) childTokenProblem(t *Table, column string) *diag.Error {
+	col := t.Column(column)
+	if col == nil || t.IsView {
+		return nil
+	}
+	msg := c.tokenColumnProblem(t, column)
+	if msg == "" {
+		return nil
+	}
+	own := col.changed != nil
+	for _, p := range t.parents {
+		pc := p.Column(column)
+		if pc == nil || p.Fence == nil || p.Fence.Column != column {
+			continue
+		}
+		if c.tokenColumnProblem(p, column) != "" {
+			return nil // the parent's own, reported on it
+		}
+		if pc.changed == col.changed {
+			own = false // the parent's change, copied with the column
+		}
+	}
+	at := &diag.Error{File: t.File, Line: t.Line, Col: t.Col, Err: ErrFence, Msg: msg}
+	if own {
+		at.File, at.Line, at.Col = col.changed.File, col.changed.Line, col.changed.Col
+	}
+	return at
 }
 
 // defaultAbove1 reports whether column col's default is other than an

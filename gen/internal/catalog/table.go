@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -109,6 +110,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 				if d.NotNull {
 					existing.declareNotNull()
 				}
+				u.ownDefault(existing, d)
 				continue
 			}
 			// PostgreSQL merges an inherited column declared again with
@@ -130,7 +132,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 						}
 					}
 				}
-				existing.HasDefault = existing.HasDefault || d.HasDefault
+				u.ownDefault(existing, d)
 				if d.PrimaryKey {
 					t.PrimaryKey = append(t.PrimaryKey, d.Name)
 				}
@@ -282,4 +284,21 @@ func (c *Catalog) Children(t *Table) []*Table {
 		}
 	}
 	return out
+}
+
+// ownDefault gives c, a column a partition or an inheritance child
+// shares with its parents (CREATE TABLE ... PARTITION OF p (c DEFAULT
+// 999), or INHERITS with c declared again), the DEFAULT d declares for
+// it: the child's own, which an INSERT into the child uses (PostgreSQL
+// docs, CREATE TABLE, "INHERITS" and "PARTITION OF"), located at d, for
+// the fencing token column's checks (Catalog.Validate).
+func (u *updater) ownDefault(c *Column, d *sqlparse.ColumnDef) {
+	if !d.HasDefault {
+		return
+	}
+	c.HasDefault = !d.DefaultNull || c.typmod
+	c.Sequence = d.Serial
+	c.defaultAtMost1 = d.DefaultAtMost1
+	line, col := u.pos(d.Loc)
+	c.changed, c.seq = &diag.Error{File: u.f.Name, Line: line, Col: col}, u.c.seq
 }

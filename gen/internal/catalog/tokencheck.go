@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -19,42 +20,64 @@ import (
 func (c *Catalog) tokenCheckNotes(t *Table) {
 	col := t.Fence.Column
 	for _, h := range t.Hooks {
-		if h.Kind != "table" {
-			continue
-		}
-		js, err := pg.ParseToJSON(h.Text)
-		if err != nil {
-			continue
-		}
-		var tree any
-		if json.Unmarshal([]byte(js), &tree) != nil {
-			continue
-		}
-		found := false
-		var visit func(v any)
-		visit = func(v any) {
-			switch x := v.(type) {
-			case []any:
-				for _, e := range x {
-					visit(e)
-				}
-			case map[string]any:
-				if con, ok := x["Constraint"].(map[string]any); ok && con["contype"] == "CONSTR_CHECK" {
-					if names(con["raw_expr"], col) && !atLeastZero(con["raw_expr"], col) {
-						found = true
-					}
-				}
-				for _, e := range x {
-					visit(e)
-				}
-			}
-		}
-		visit(tree)
-		if found {
+		if h.Kind == "table" && checkNames(h.Text, col) {
 			c.notes.AddErr(&diag.Error{File: h.File, Line: h.Line, Col: 1, Err: ErrFence,
 				Msg: fmt.Sprintf("note: a CHECK constraint of fenced table %s names its fencing token column %s: PostgreSQL refuses a guarded write whose token the CHECK does not admit, so such a call of every guarded method of the table fails; keep CHECKs off the token column (tokens are the lease's, from 1 up; a row no fenced write has touched stores 0)", t.QualifiedName(), col)})
 		}
 	}
+	// The CHECKs of the domains the column is declared of, outermost
+	// first (CREATE DOMAIN tokd AS bigint CHECK (VALUE < 1000), ALTER
+	// DOMAIN ... ADD CHECK): PostgreSQL checks every value stored into
+	// the column against each, as a table's CHECK (trial t24h c12).
+	column := t.Column(col)
+	if column == nil {
+		return
+	}
+	for _, d := range column.domains {
+		name := strings.ToLower(d.Name)
+		for _, h := range c.Hooks {
+			if h.Kind == "domain" && h.Name == name && checkNames(h.Text, "value") {
+				c.notes.AddErr(&diag.Error{File: h.File, Line: h.Line, Col: 1, Err: ErrFence,
+					Msg: fmt.Sprintf("note: a CHECK constraint of domain %s, the type of fenced table %s's fencing token column %s, limits the token: PostgreSQL refuses a guarded write whose token the CHECK does not admit, so such a call of every guarded method of the table fails; keep CHECKs off the token column's type (tokens are the lease's, from 1 up; a row no fenced write has touched stores 0)", d, t.QualifiedName(), col)})
+			}
+		}
+	}
+}
+
+// checkNames reports whether the statement text holds a CHECK
+// constraint that names column col (VALUE, "value", for a domain's) and
+// does not only keep it at or above a constant at or below 0
+// (atLeastZero).
+func checkNames(text, col string) bool {
+	js, err := pg.ParseToJSON(text)
+	if err != nil {
+		return false
+	}
+	var tree any
+	if json.Unmarshal([]byte(js), &tree) != nil {
+		return false
+	}
+	found := false
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		case map[string]any:
+			if con, ok := x["Constraint"].(map[string]any); ok && con["contype"] == "CONSTR_CHECK" {
+				if names(con["raw_expr"], col) && !atLeastZero(con["raw_expr"], col) {
+					found = true
+				}
+			}
+			for _, e := range x {
+				visit(e)
+			}
+		}
+	}
+	visit(tree)
+	return found
 }
 
 // names reports whether the JSON parse tree v has a column reference

@@ -461,7 +461,7 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 // (whose trigger raised without DETAIL, SCHEMA, TABLE and COLUMN) is
 // template 1. It changes whenever the text of a trigger function changes
 // (TestGuardTemplateVersion pins the text to the number).
-const TemplateVersion = 3
+const TemplateVersion = 4
 
 // guardMigrationHeader starts the first line of every migration fencegen
 // guard writes (up file or single file), in every template version; the
@@ -2208,6 +2208,8 @@ func templateChange(v int) string {
 		return ": its error has no DETAIL, SCHEMA, TABLE and COLUMN fields, so a *fence.StaleError from it carries the tokens 0"
 	case v < 3:
 		return ": its function names the token column, so once a migration renames, drops or retypes it, every UPDATE of the table fails"
+	case v < 4:
+		return ": its comparisons of tokens bind to the operators a session's search_path finds first, so a schema named before pg_catalog (SET search_path = app, pg_catalog) whose < takes numeric lets a stale token's UPDATE through"
 	}
 	return ""
 }

@@ -30,8 +30,8 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id >= $2 ORDER BY t.id FOR UPDATE OF t\n)",
-				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
-				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id >= $2 AND t.tok <= $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
+				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused FROM fence_lock\n)",
+				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id >= $2 AND t.tok OPERATOR(pg_catalog.<=) $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT stored, refused FROM fence_check WHERE refused > 0",
 			},
 		},
@@ -40,8 +40,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
 			spec: guard.Spec{Column: "tok", Key: id, Param: 3, Strict: true},
 			contains: []string{
-				"count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused",
-				"AND t.tok < $3) AND",
+				"count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<) $3)) AS refused",
+				"AND t.tok OPERATOR(pg_catalog.<) $3) AND",
 			},
 		},
 		{
@@ -50,7 +50,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id >= $2 ORDER BY a.id FOR UPDATE OF a",
-				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id >= $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
+				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id >= $2 AND a.tok OPERATOR(pg_catalog.<=) $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
 			},
 		},
 		{
@@ -59,7 +59,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
 				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs",
-				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id >= $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
+				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id >= $1 AND jobs.fence OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
 		{
@@ -70,7 +70,7 @@ func TestFenceWrite(t *testing.T) {
 				// The lock matches what the write matches, FROM items
 				// included, but locks the target only.
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 ORDER BY t.id FOR UPDATE OF t",
-				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
+				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok OPERATOR(pg_catalog.<=) $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write",
 				"SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
@@ -82,7 +82,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 ORDER BY t.id FOR UPDATE OF t",
-				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
+				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok OPERATOR(pg_catalog.<=) $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
@@ -91,7 +91,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
 				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id >= $1 ORDER BY x.id FOR UPDATE OF x",
-				"DELETE FROM t x WHERE (x.id >= $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
+				"DELETE FROM t x WHERE (x.id >= $1 AND x.tok OPERATOR(pg_catalog.<=) $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
 				"RETURNING x.*",
 				"SELECT stored, refused, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
@@ -103,7 +103,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
-				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
+				"UPDATE t SET a = $1, tok = $2 WHERE t.tok OPERATOR(pg_catalog.<=) $2 AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
@@ -112,8 +112,8 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 1, Strict: true},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
-				"FILTER (WHERE NOT (fence_token < $1))",
-				"DELETE FROM t WHERE t.tok < $1 AND (t.id IN (SELECT fence_key_1 FROM fence_lock)",
+				"FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<) $1))",
+				"DELETE FROM t WHERE t.tok OPERATOR(pg_catalog.<) $1 AND (t.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
 		{
@@ -124,7 +124,7 @@ func TestFenceWrite(t *testing.T) {
 			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"FROM t WHERE id = $1 OR id = $2 ORDER BY t.id FOR UPDATE OF t",
-				"WHERE ((id = $1 OR id = $2) AND t.tok <= $3) AND (t.id IN",
+				"WHERE ((id = $1 OR id = $2) AND t.tok OPERATOR(pg_catalog.<=) $3) AND (t.id IN",
 			},
 		},
 		{
@@ -146,8 +146,8 @@ func TestFenceWrite(t *testing.T) {
 			contains: []string{
 				`SELECT o."TenantID" AS fence_key_1, o.line_no AS fence_key_2, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 ORDER BY o."TenantID", o.line_no FOR UPDATE OF o`,
 				// A row matched twice (by a join) is refused once.
-				`count(DISTINCT (fence_key_1, fence_key_2)) FILTER (WHERE NOT (fence_token <= $3)) AS refused`,
-				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" <= $3) AND ((o."TenantID", o.line_no) IN (SELECT fence_key_1, fence_key_2 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
+				`count(DISTINCT (fence_key_1, fence_key_2)) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused`,
+				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" OPERATOR(pg_catalog.<=) $3) AND ((o."TenantID", o.line_no) IN (SELECT fence_key_1, fence_key_2 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
 			},
 		},
 		{
@@ -304,7 +304,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 			sql:  "UPDATE t SET a = $1 WHERE id = $2",
 			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WITH fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE id = $2 AND t.tok <= $3 RETURNING 1\n)",
+				"WITH fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE id = $2 AND t.tok OPERATOR(pg_catalog.<=) $3 RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT t.tok, 1 FROM t WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)",
 			},
 		},
@@ -312,7 +312,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 			name:     "strict, key cast and extra condition",
 			sql:      "UPDATE t SET a = 1 WHERE $1::bigint = id AND a > 0",
 			spec:     guard.Spec{Column: "tok", Key: id, Param: 2, Strict: true},
-			contains: []string{"AND t.tok < $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND (NOT t.tok < $2 OR ($1::bigint = id AND a > 0))) AND NOT EXISTS"},
+			contains: []string{"AND t.tok OPERATOR(pg_catalog.<) $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND (NOT t.tok OPERATOR(pg_catalog.<) $2 OR ($1::bigint = id AND a > 0))) AND NOT EXISTS"},
 		},
 		{
 			name:     "alias, returning",
@@ -324,7 +324,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 			name:     "delete composite key",
 			sql:      `DELETE FROM "Orders" o WHERE o."TenantID" = $1 AND line_no = 7`,
 			spec:     guard.Spec{Column: "tok", Key: []string{"TenantID", "line_no"}, Param: 2},
-			contains: []string{`DELETE FROM "Orders" o WHERE (o."TenantID" = $1 AND line_no = 7) AND o.tok <= $2 RETURNING 1`},
+			contains: []string{`DELETE FROM "Orders" o WHERE (o."TenantID" = $1 AND line_no = 7) AND o.tok OPERATOR(pg_catalog.<=) $2 RETURNING 1`},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -374,7 +374,7 @@ func TestFenceByKey(t *testing.T) {
 	if err != nil || bk == nil {
 		t.Fatalf("FenceByKey = %v, %v", bk, err)
 	}
-	if want := "UPDATE t SET a = $1, note = 'costs $2', tok = $4 WHERE id = $3 AND t.tok <= $4 RETURNING 1"; bk.Write != want {
+	if want := "UPDATE t SET a = $1, note = 'costs $2', tok = $4 WHERE id = $3 AND t.tok OPERATOR(pg_catalog.<=) $4 RETURNING 1"; bk.Write != want {
 		t.Errorf("write = %s\nwant    %s", bk.Write, want)
 	}
 	if want := "SELECT t.tok FROM t WHERE id = $1"; bk.Stored != want {

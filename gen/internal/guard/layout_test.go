@@ -24,7 +24,7 @@ func TestRewriteLayout(t *testing.T) {
 			want: "-- fencegen: guarded by key (jobs.tok <= $3)\n" +
 				"UPDATE jobs\n" +
 				"SET state = $1, tok = $3\n" +
-				"WHERE id = $2 AND jobs.tok <= $3\n" +
+				"WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3\n" +
 				"RETURNING 1",
 		},
 		{
@@ -35,7 +35,7 @@ func TestRewriteLayout(t *testing.T) {
 				"WITH fence_write AS (\n" +
 				"    UPDATE jobs\n" +
 				"    SET state = $1, tok = $3\n" +
-				"    WHERE id = $2 AND jobs.tok < $3\n" +
+				"    WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<) $3\n" +
 				"    RETURNING 1\n" +
 				")\n" +
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows\n" +
@@ -58,12 +58,12 @@ func TestRewriteLayout(t *testing.T) {
 				"    FOR UPDATE OF j\n" +
 				"),\n" +
 				"fence_check AS (\n" +
-				"    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused\n" +
+				"    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused\n" +
 				"    FROM fence_lock\n" +
 				"),\n" +
 				"fence_write AS (\n" +
 				"    DELETE FROM jobs j USING owners o\n" +
-				"    WHERE ((j.owner = o.id AND o.name IS DISTINCT FROM $1 AND j.note <> 'FROM x WHERE y') AND j.tok <= $2) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)\n" +
+				"    WHERE ((j.owner = o.id AND o.name IS DISTINCT FROM $1 AND j.note <> 'FROM x WHERE y') AND j.tok OPERATOR(pg_catalog.<=) $2) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)\n" +
 				"    RETURNING j.id\n" +
 				")\n" +
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*\n" +
@@ -82,7 +82,7 @@ func TestRewriteLayout(t *testing.T) {
 				"    VALUES ($1, $2, $3)\n" +
 				"    ON CONFLICT (id) DO UPDATE\n" +
 				"    SET state = excluded.state, tok = $3\n" +
-				"    WHERE jobs.tok <= $3\n" +
+				"    WHERE jobs.tok OPERATOR(pg_catalog.<=) $3\n" +
 				"    RETURNING 1\n" +
 				")\n" +
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows\n" +
@@ -90,7 +90,7 @@ func TestRewriteLayout(t *testing.T) {
 				"UNION ALL\n" +
 				"SELECT jobs.tok, 1\n" +
 				"FROM jobs\n" +
-				"WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)",
+				"WHERE jobs.id = $1 AND NOT (jobs.tok OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)",
 		},
 		{
 			sql:  "WITH d AS (DELETE FROM jobs WHERE state = $1 RETURNING id) SELECT count(*) AS n FROM (SELECT id FROM d) x",
@@ -105,12 +105,12 @@ func TestRewriteLayout(t *testing.T) {
 				"    FOR UPDATE OF jobs\n" +
 				"),\n" +
 				"fence_check AS (\n" +
-				"    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $2) AS refused\n" +
+				"    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $2) AS refused\n" +
 				"    FROM fence_lock\n" +
 				"),\n" +
 				"d AS (\n" +
 				"    DELETE FROM jobs\n" +
-				"    WHERE (state = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)\n" +
+				"    WHERE (state = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)\n" +
 				"    RETURNING id\n" +
 				")\n" +
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*\n" +

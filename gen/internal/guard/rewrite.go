@@ -23,6 +23,24 @@ func (spec Spec) op() string {
 	return "<="
 }
 
+// opSQL is op as the guarded statement writes it: PostgreSQL's own
+// operator, OPERATOR(pg_catalog.<=), which no operator of the schema can
+// take the place of. A plain <= binds to the operator that fits the
+// operands best among those the search path shows: one a schema defines
+// for a domain the token column is declared of (CREATE OPERATOR <=
+// (LEFTARG = tokd, RIGHTARG = tokd, ...)) fits a tokd column exactly and
+// wins over pg_catalog's bigint one, whatever it computes (trial t24h
+// F_domop: a stale DELETE went through); so does any operator of a
+// schema the search path names before pg_catalog (PostgreSQL docs, 10.2
+// "Operators"). Qualified, only pg_catalog's operators are candidates,
+// and a domain's value compares as its base type's.
+func (spec Spec) opSQL() string { return "OPERATOR(pg_catalog." + spec.op() + ")" }
+
+// opName is opSQL as a parse tree's operator name.
+func (spec Spec) opName() []*pg.Node {
+	return []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode(spec.op())}
+}
+
 // checkTarget reports, as an error, that rv, the relation the statement
 // to guard writes, is not the fenced table (spec.Name; not checked when
 // ""): the analyser found the fenced write elsewhere, and guarding this
@@ -220,7 +238,7 @@ func colRef(parts ...string) *pg.Node {
 // presented (stored < presented when strict), the token as parameter
 // spec.Param.
 func guardExpr(rv *pg.RangeVar, spec Spec) *pg.Node {
-	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(spec.op())}, colRef(relName(rv), spec.Column), pg.MakeParamRefNode(int32(spec.Param), -1), -1)
+	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, spec.opName(), colRef(relName(rv), spec.Column), pg.MakeParamRefNode(int32(spec.Param), -1), -1)
 }
 
 func and(a, b *pg.Node) *pg.Node {
@@ -412,7 +430,7 @@ func lockingForm(with, lockSQL, distinct, writeSQL string, spec Spec) (string, e
 // locked rows, and how many of them (counted by distinct) the presented
 // token does not beat.
 func checkQuery(distinct string, spec Spec) string {
-	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.op() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + spec.lockCTE()
+	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.opSQL() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + spec.lockCTE()
 }
 
 // reparsed returns out if PostgreSQL's parser accepts it: a deparser bug
@@ -509,7 +527,7 @@ func fenceUpsert(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnCo
 		keyCols = append(keyCols, name)
 		keyVals = append(keyVals, row.Items[i])
 	}
-	op := spec.op()
+	op := spec.opSQL()
 	rv := in.Relation
 	// Values as SQL text, before the token joins the row.
 	valsSel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
@@ -719,7 +737,7 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec Spec, raise 
 func raisingGuard(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	col := sqlparse.QuoteIdent(relName(rv)) + "." + sqlparse.QuoteIdent(spec.Column)
 	t, err := pgpb.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
-		col, spec.op(), spec.Param, fenceimpl.StaleCastMarker, col))
+		col, spec.opSQL(), spec.Param, fenceimpl.StaleCastMarker, col))
 	if err != nil {
 		return nil, err
 	}

@@ -27,13 +27,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -144,13 +144,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -262,13 +262,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -382,7 +382,7 @@ const markBatch = `-- name: MarkBatch :batchexec
 WITH fence_write AS (
     UPDATE jobs
     SET status = 'batched', tok = $2
-    WHERE id = $1 AND jobs.tok <= $2
+    WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -643,7 +643,7 @@ const requeueFailedBatch = `-- name: RequeueFailedBatch :batchexec
 WITH fence_write AS (
     UPDATE jobs j
     SET status = 'queued', tok = $2
-    WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+    WHERE (j.id = $1 AND j.status = 'failed') AND j.tok OPERATOR(pg_catalog.<=) $2
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -651,7 +651,7 @@ FROM fence_write
 UNION ALL
 SELECT j.tok, 1
 FROM jobs j
-WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE (j.id = $1 AND (NOT j.tok OPERATOR(pg_catalog.<=) $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RequeueFailedBatchBatchResults struct {
@@ -734,13 +734,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', owner = NULL, tok = $2
-    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows

@@ -26,6 +26,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_jobs_562f12df() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -81,6 +83,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_jobs_562f12df();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -136,6 +140,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.strict_jobs
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_events_5df12ea9() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -191,6 +197,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.events
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_events_5df12ea9();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_things_b4fdde28() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -246,6 +254,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.things
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_things_b4fdde28();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_special_things_39d29ee8() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -301,6 +311,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.special_things
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_special_things_39d29ee8();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_settings_35528a06() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -356,6 +368,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.settings
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_settings_35528a06();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_ledgers_a15074d8() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -411,6 +425,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.ledgers
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_ledgers_a15074d8();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_codes_a8852bcc() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -466,6 +482,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.codes
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_codes_a8852bcc();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_users_3ab2afaa() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -521,6 +539,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.users
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_users_3ab2afaa();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_bases_ef62c242() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -576,6 +596,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.bases
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_bases_ef62c242();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_sub_bases_2f79d730() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -631,6 +653,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.sub_bases
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_sub_bases_2f79d730();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_logs_5a0efbb5() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed

@@ -39,13 +39,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -104,13 +104,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -171,13 +171,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 ),
 fence_main AS (
@@ -233,13 +233,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*

@@ -28,7 +28,7 @@ fence_lock AS (
     FOR UPDATE OF bases
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -38,7 +38,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET v = excluded.v, tok = $2
-    WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
+    WHERE CASE WHEN bases.tok OPERATOR(pg_catalog.<=) $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -117,7 +117,7 @@ const addToLedger = `-- name: AddToLedger :exec
 -- fencegen: guarded by key (ledgers.tok <= $3)
 UPDATE ledgers
 SET total = total + $1, tok = $3
-WHERE id = $2 AND ledgers.tok <= $3
+WHERE id = $2 AND ledgers.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -165,7 +165,7 @@ fence_lock AS (
     FOR UPDATE OF users
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -176,7 +176,7 @@ fence_write AS (
     ON CONFLICT (email)
     WHERE NOT deleted DO UPDATE
     SET id = excluded.id, tok = $3
-    WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
+    WHERE CASE WHEN users.tok OPERATOR(pg_catalog.<=) $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -223,7 +223,7 @@ const copyFromSource = `-- name: CopyFromSource :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = $1), tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -264,7 +264,7 @@ const editEarlyLog = `-- name: EditEarlyLog :exec
 -- fencegen: guarded by key (logs_early.tok <= $4)
 UPDATE logs_early
 SET msg = $1, tok = $4
-WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4
+WHERE (id = $2 AND day = $3) AND logs_early.tok OPERATOR(pg_catalog.<=) $4
 RETURNING 1
 `
 
@@ -411,7 +411,7 @@ const renameJob = `-- name: RenameJob :execresult
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -459,13 +459,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id >= $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -505,7 +505,7 @@ const renameOne = `-- name: RenameOne :one
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING id, status, owner, tok
 `
 
@@ -561,14 +561,14 @@ const requeueFailed = `-- name: RequeueFailed :exec
 -- fencegen: guarded by key (jobs.tok <= $2)
 UPDATE jobs j
 SET status = 'queued', tok = $2
-WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+WHERE (j.id = $1 AND j.status = 'failed') AND j.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
 const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
 SELECT j.tok
 FROM jobs j
-WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
+WHERE j.id = $1 AND (NOT j.tok OPERATOR(pg_catalog.<=) $2 OR (j.id = $1 AND j.status = 'failed'))
 `
 
 // RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -601,13 +601,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', owner = NULL, tok = $2
-    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -647,13 +647,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', owner = NULL, tok = $2
-    WHERE ((status = 'running' AND owner = $1 AND tok <= $2) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1 AND tok <= $2) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -698,13 +698,13 @@ fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $1)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'retired', tok = $1
-    WHERE (id IN (SELECT id FROM active) AND jobs.tok <= $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id IN (SELECT id FROM active) AND jobs.tok OPERATOR(pg_catalog.<=) $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -755,7 +755,7 @@ fence_lock AS (
     FOR UPDATE OF codes
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $7)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -765,7 +765,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET c3 = excluded.c3, b3 = excluded.b3, tok = $7
-    WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
+    WHERE CASE WHEN codes.tok OPERATOR(pg_catalog.<=) $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -814,7 +814,7 @@ const setLedgerTotal = `-- name: SetLedgerTotal :one
 -- fencegen: guarded by key (ledgers.tok < $3)
 UPDATE ledgers
 SET total = $1, tok = $3
-WHERE id = $2 AND ledgers.tok < $3
+WHERE id = $2 AND ledgers.tok OPERATOR(pg_catalog.<) $3
 RETURNING id, total, tok
 `
 
@@ -866,7 +866,7 @@ const setPayloadEU = `-- name: SetPayloadEU :exec
 -- fencegen: guarded by key (events_eu.tok <= $3)
 UPDATE events_eu
 SET payload = $1, tok = $3
-WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3
+WHERE (id = $2 AND region = 'eu') AND events_eu.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -908,7 +908,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3, $4)
     ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE
     SET value = excluded.value, tok = $4
-    WHERE settings.tok <= $4
+    WHERE settings.tok OPERATOR(pg_catalog.<=) $4
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -916,7 +916,7 @@ FROM fence_write
 UNION ALL
 SELECT settings.tok, 1
 FROM settings
-WHERE settings.name = $2 AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE settings.name = $2 AND NOT (settings.tok OPERATOR(pg_catalog.<=) $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetSettingParams struct {
@@ -951,7 +951,7 @@ fence_write AS (
     VALUES ((SELECT id FROM src), $1, $2, $4)
     ON CONFLICT (id) DO UPDATE
     SET value = excluded.value, tok = $4
-    WHERE settings.tok <= $4
+    WHERE settings.tok OPERATOR(pg_catalog.<=) $4
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -959,7 +959,7 @@ FROM fence_write
 UNION ALL
 SELECT settings.tok, 1
 FROM settings
-WHERE settings.id = (SELECT id FROM src) AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE settings.id = (SELECT id FROM src) AND NOT (settings.tok OPERATOR(pg_catalog.<=) $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetSettingFromParams struct {
@@ -997,7 +997,7 @@ fence_lock AS (
     FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $4) AS refused
     FROM fence_lock
 ),
 s AS (
@@ -1007,7 +1007,7 @@ s AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET value = excluded.value, tok = $4
-    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    WHERE CASE WHEN settings.tok OPERATOR(pg_catalog.<=) $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
     RETURNING id
 ),
 fence_main AS (
@@ -1061,7 +1061,7 @@ fence_lock AS (
     FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $4)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -1071,7 +1071,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET value = excluded.value, tok = $4
-    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    WHERE CASE WHEN settings.tok OPERATOR(pg_catalog.<=) $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -1132,7 +1132,7 @@ fence_lock AS (
     FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -1142,7 +1142,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET value = excluded.value, tok = $3
-    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    WHERE CASE WHEN settings.tok OPERATOR(pg_catalog.<=) $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -1192,14 +1192,14 @@ const setStatusClassic = `-- name: SetStatusClassic :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE (id = $2 AND tok <= $3) AND jobs.tok <= $3
+WHERE (id = $2 AND tok <= $3) AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
 const fenceStoredSetStatusClassic = `-- name: SetStatusClassic :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND tok <= $2))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND tok <= $2))
 `
 
 type SetStatusClassicParams struct {
@@ -1240,13 +1240,13 @@ WITH fence_lock AS (
     FOR UPDATE OF things
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE things
     SET v = $1, tok = $3
-    WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND things.tok OPERATOR(pg_catalog.<=) $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -1292,7 +1292,7 @@ fence_lock AS (
     FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $6)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -1302,7 +1302,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET value = excluded.value, tok = $6
-    WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    WHERE CASE WHEN settings.tok OPERATOR(pg_catalog.<=) $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -1351,7 +1351,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET total = excluded.total, tok = $3
-    WHERE ledgers.tok < $3
+    WHERE ledgers.tok OPERATOR(pg_catalog.<) $3
     RETURNING id, total, tok
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -1359,7 +1359,7 @@ FROM fence_write
 UNION ALL
 SELECT ledgers.tok, 1, NULL, NULL, NULL
 FROM ledgers
-WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE ledgers.id = $1 AND NOT (ledgers.tok OPERATOR(pg_catalog.<) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type UpsertLedgerParams struct {
@@ -1409,7 +1409,7 @@ fence_lock AS (
     FOR UPDATE OF ledgers
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -1419,7 +1419,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET total = excluded.total, tok = $3
-    WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END
+    WHERE CASE WHEN ledgers.tok OPERATOR(pg_catalog.<) $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END
     RETURNING id, total, tok
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

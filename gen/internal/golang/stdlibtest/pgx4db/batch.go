@@ -23,7 +23,7 @@ const setStatusBatch = `-- name: SetStatusBatch :batchexec
 WITH fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE id = $2 AND jobs.tok <= $3
+    WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -115,7 +115,7 @@ const tagBatch = `-- name: TagBatch :batchone
 WITH fence_write AS (
     UPDATE jobs
     SET tags = $1, tok = $3
-    WHERE id = $2 AND jobs.tok <= $3
+    WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING id, tags, tok
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -230,13 +230,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET tags = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

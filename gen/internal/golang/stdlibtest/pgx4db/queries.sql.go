@@ -118,13 +118,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -183,13 +183,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -249,13 +249,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 ),
 fence_main AS (
@@ -356,7 +356,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET status = excluded.status, tok = $3
-    WHERE jobs.tok <= $3
+    WHERE jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -364,7 +364,7 @@ FROM fence_write
 UNION ALL
 SELECT jobs.tok, 1, NULL, NULL
 FROM jobs
-WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE jobs.id = $1 AND NOT (jobs.tok OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -418,7 +418,7 @@ fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -428,7 +428,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET status = excluded.status, tok = $3
-    WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
+    WHERE CASE WHEN jobs.tok OPERATOR(pg_catalog.<=) $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -463,7 +463,7 @@ func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.To
 const removeJob = `-- name: RemoveJob :exec
 -- fencegen: guarded by key (jobs.tok <= $2)
 DELETE FROM jobs
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -503,12 +503,12 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM jobs
-    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -610,13 +610,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -658,13 +658,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -704,7 +704,7 @@ const setStatus = `-- name: SetStatus :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -743,14 +743,14 @@ const setStatusIfNew = `-- name: SetStatusIfNew :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
 const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND status = 'new'))
 `
 
 type SetStatusIfNewParams struct {
@@ -782,7 +782,7 @@ const setStatusResult = `-- name: SetStatusResult :execresult
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -824,7 +824,7 @@ const setStatusRows = `-- name: SetStatusRows :execrows
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -862,7 +862,7 @@ const setStrictStatus = `-- name: SetStrictStatus :execrows
 -- fencegen: guarded by key (strict_jobs.tok < $3)
 UPDATE strict_jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND strict_jobs.tok < $3
+WHERE id = $2 AND strict_jobs.tok OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 
@@ -901,7 +901,7 @@ const tag = `-- name: Tag :one
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET tags = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING id, status, owner, tags, tok
 `
 
@@ -964,13 +964,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET tags = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, tags
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

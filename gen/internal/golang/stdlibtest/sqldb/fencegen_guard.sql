@@ -26,6 +26,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_jobs_562f12df() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -81,6 +83,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_jobs_562f12df();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed

@@ -117,13 +117,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -182,13 +182,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
@@ -248,13 +248,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token OPERATOR(pg_catalog.<=) $3) AS refused
     FROM fence_lock
 ),
 u AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, status
 ),
 fence_main AS (
@@ -358,7 +358,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET status = excluded.status, tok = $3
-    WHERE jobs.tok <= $3
+    WHERE jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING id, status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -366,7 +366,7 @@ FROM fence_write
 UNION ALL
 SELECT jobs.tok, 1, NULL, NULL
 FROM jobs
-WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE jobs.id = $1 AND NOT (jobs.tok OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -420,7 +420,7 @@ fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
@@ -430,7 +430,7 @@ fence_write AS (
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
     SET status = excluded.status, tok = $3
-    WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
+    WHERE CASE WHEN jobs.tok OPERATOR(pg_catalog.<=) $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -465,7 +465,7 @@ func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.To
 const removeJob = `-- name: RemoveJob :exec
 -- fencegen: guarded by key (jobs.tok <= $2)
 DELETE FROM jobs
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -505,12 +505,12 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM jobs
-    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -615,13 +615,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -663,13 +663,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -709,7 +709,7 @@ const setStatus = `-- name: SetStatus :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -748,14 +748,14 @@ const setStatusIfNew = `-- name: SetStatusIfNew :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
 const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND status = 'new'))
 `
 
 type SetStatusIfNewParams struct {
@@ -787,7 +787,7 @@ const setStatusResult = `-- name: SetStatusResult :execresult
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -829,7 +829,7 @@ const setStatusRows = `-- name: SetStatusRows :execrows
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -867,7 +867,7 @@ const setStrictStatus = `-- name: SetStrictStatus :execrows
 -- fencegen: guarded by key (strict_jobs.tok < $3)
 UPDATE strict_jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND strict_jobs.tok < $3
+WHERE id = $2 AND strict_jobs.tok OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 
@@ -906,7 +906,7 @@ const tag = `-- name: Tag :one
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET tags = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING id, status, owner, tags, tok
 `
 
@@ -969,13 +969,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET tags = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, tags
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

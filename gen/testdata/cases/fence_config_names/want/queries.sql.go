@@ -14,7 +14,7 @@ const setJobState = `-- name: SetJobState :exec
 -- fencegen: guarded by key (Jobs.Tok <= $3)
 UPDATE "Jobs"
 SET state = $1, "Tok" = $3
-WHERE id = $2 AND "Jobs"."Tok" <= $3
+WHERE id = $2 AND "Jobs"."Tok" OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -53,7 +53,7 @@ const setRunNote = `-- name: SetRunNote :exec
 -- fencegen: guarded by key (app.runs.tok < $3)
 UPDATE app.runs
 SET note = $1, tok = $3
-WHERE id = $2 AND runs.tok < $3
+WHERE id = $2 AND runs.tok OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 

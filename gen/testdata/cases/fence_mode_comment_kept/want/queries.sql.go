@@ -14,7 +14,7 @@ const setNote = `-- name: SetNote :exec
 -- fencegen: guarded by key (notes.revision < $3)
 UPDATE notes
 SET body = $1, revision = $3
-WHERE id = $2 AND notes.revision < $3
+WHERE id = $2 AND notes.revision OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 

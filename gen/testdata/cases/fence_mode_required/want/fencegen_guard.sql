@@ -32,6 +32,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_payouts_933537ed() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -113,6 +115,8 @@ CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON public.payouts
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_payouts_933537ed();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_runs_83f69f4e() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed

@@ -14,7 +14,7 @@ const markPaid = `-- name: MarkPaid :exec
 -- fencegen: guarded by key (payouts.tok <= $2)
 UPDATE payouts
 SET status = 'paid', tok = $2
-WHERE id = $1 AND payouts.tok <= $2
+WHERE id = $1 AND payouts.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -48,7 +48,7 @@ const setState = `-- name: SetState :exec
 -- fencegen: guarded by key (runs.tok <= $3)
 UPDATE runs
 SET state = $1, tok = $3
-WHERE id = $2 AND runs.tok <= $3
+WHERE id = $2 AND runs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

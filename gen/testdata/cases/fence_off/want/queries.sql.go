@@ -51,7 +51,7 @@ const guarded = `-- name: Guarded :exec
 -- fencegen: guarded by key (accounts.tok <= $3)
 UPDATE accounts
 SET balance = $1, tok = $3
-WHERE id = $2 AND accounts.tok <= $3
+WHERE id = $2 AND accounts.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

@@ -23,13 +23,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', owner = NULL, tok = $2
-    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -67,13 +67,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', tok = $2
-    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -121,12 +121,12 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM jobs
-    WHERE ((status = 'stuck' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'stuck' AND owner = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -167,13 +167,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'queued', tok = $2
-    WHERE ((status = 'running' AND owner = $1 AND tok <= $2) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE ((status = 'running' AND owner = $1 AND tok <= $2) AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows

@@ -25,7 +25,7 @@ const saveDocument = `-- name: SaveDocument :exec
 -- fencegen: guarded by key (documents.revision < $3)
 UPDATE documents
 SET body = $1, revision = $3
-WHERE id = $2 AND documents.revision < $3
+WHERE id = $2 AND documents.revision OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 

@@ -28,12 +28,12 @@ WITH fence_lock AS (
     FOR UPDATE OF account_balances
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM account_balances
-    WHERE (balance > $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (balance > $1 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $2) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, balance
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -135,7 +135,7 @@ const creditAccounts = `-- name: CreditAccounts :batchexec
 WITH fence_write AS (
     UPDATE account_balances
     SET balance = balance + $1, last_fencing_token = $3
-    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -303,7 +303,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET balance = excluded.balance, last_fencing_token = $3
-    WHERE a.balance <> excluded.balance AND a.last_fencing_token <= $3
+    WHERE a.balance <> excluded.balance AND a.last_fencing_token OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -311,7 +311,7 @@ FROM fence_write
 UNION ALL
 SELECT a.last_fencing_token, 1
 FROM account_balances a
-WHERE a.id = $1 AND NOT (a.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE a.id = $1 AND NOT (a.last_fencing_token OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutAccountsBatchResults struct {
@@ -395,7 +395,7 @@ const setBalances = `-- name: SetBalances :batchone
 WITH fence_write AS (
     UPDATE account_balances
     SET balance = $1, last_fencing_token = $3
-    WHERE id = $2 AND account_balances.last_fencing_token < $3
+    WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<) $3
     RETURNING id, balance, last_fencing_token
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

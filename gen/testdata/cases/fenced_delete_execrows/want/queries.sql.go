@@ -21,12 +21,12 @@ WITH fence_lock AS (
     FOR UPDATE OF s
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $1)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM sessions s USING banned_users b
-    WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (s.user_id = b.user_id AND s.token OPERATOR(pg_catalog.<=) $1) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -63,12 +63,12 @@ WITH fence_lock AS (
     FOR UPDATE OF sessions
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM sessions
-    WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (user_id = $1 AND sessions.token OPERATOR(pg_catalog.<=) $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -109,7 +109,7 @@ func (q *Queries) DeleteForUser(ctx context.Context, userID int64, token fence.T
 const deleteSession = `-- name: DeleteSession :exec
 -- fencegen: guarded by key (sessions.token <= $2)
 DELETE FROM sessions
-WHERE id = $1 AND sessions.token <= $2
+WHERE id = $1 AND sessions.token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -149,12 +149,12 @@ WITH fence_lock AS (
     FOR UPDATE OF sessions
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM sessions
-    WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (expires_at < $1 AND sessions.token OPERATOR(pg_catalog.<=) $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows

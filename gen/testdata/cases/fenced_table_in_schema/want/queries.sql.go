@@ -16,7 +16,7 @@ import (
 const deleteJob = `-- name: DeleteJob :execrows
 -- fencegen: guarded by key (app.jobs.fence <= $2)
 DELETE FROM app.jobs
-WHERE id = $1 AND jobs.fence <= $2
+WHERE id = $1 AND jobs.fence OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -49,7 +49,7 @@ const finishJob = `-- name: FinishJob :exec
 -- fencegen: guarded by key (app.jobs.fence <= $2)
 UPDATE app.jobs
 SET done = true, fence = $2
-WHERE id = $1 AND jobs.fence <= $2
+WHERE id = $1 AND jobs.fence OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -83,7 +83,7 @@ const finishJobReturning = `-- name: FinishJobReturning :one
 -- fencegen: guarded by key (app.jobs.fence <= $2)
 UPDATE app.jobs j
 SET done = true, fence = $2
-WHERE j.id = $1 AND j.fence <= $2
+WHERE j.id = $1 AND j.fence OPERATOR(pg_catalog.<=) $2
 RETURNING j.id, j.kind
 `
 

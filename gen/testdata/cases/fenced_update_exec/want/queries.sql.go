@@ -15,7 +15,7 @@ const creditAccount = `-- name: CreditAccount :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
 UPDATE account_balances
 SET balance = balance + $1, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
+WHERE id = $2 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -57,7 +57,7 @@ const resetBalance = `-- name: ResetBalance :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
 UPDATE account_balances
 SET balance = 0, last_fencing_token = $2
-WHERE id = $1 AND account_balances.last_fencing_token <= $2
+WHERE id = $1 AND account_balances.last_fencing_token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 

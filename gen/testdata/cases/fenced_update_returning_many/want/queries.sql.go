@@ -20,13 +20,13 @@ WITH fence_lock AS (
     FOR UPDATE OF shards
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE shards
     SET owner = $1, epoch = $2
-    WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE shards.epoch OPERATOR(pg_catalog.<=) $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, owner, region, moved_at, epoch
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -82,13 +82,13 @@ WITH fence_lock AS (
     FOR UPDATE OF s
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE shards s
     SET owner = $1, epoch = $3
-    WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (s.id = ANY($2::int[]) AND s.epoch OPERATOR(pg_catalog.<=) $3) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING s.id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -141,13 +141,13 @@ WITH fence_lock AS (
     FOR UPDATE OF shards
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE shards
     SET owner = $1, moved_at = now(), epoch = $3
-    WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (region = $2 AND shards.epoch OPERATOR(pg_catalog.<=) $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, owner, moved_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

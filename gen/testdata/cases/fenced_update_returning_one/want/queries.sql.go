@@ -18,7 +18,7 @@ const setNote = `-- name: SetNote :one
 -- fencegen: guarded by key (jobs.fence <= $3)
 UPDATE jobs
 SET note = $1, fence = $3
-WHERE id = $2 AND jobs.fence <= $3
+WHERE id = $2 AND jobs.fence OPERATOR(pg_catalog.<=) $3
 RETURNING id, note, fence
 `
 
@@ -77,7 +77,7 @@ const setState = `-- name: SetState :one
 -- fencegen: guarded by key (jobs.fence <= $3)
 UPDATE jobs
 SET state = $1, fence = $3
-WHERE id = $2 AND jobs.fence <= $3
+WHERE id = $2 AND jobs.fence OPERATOR(pg_catalog.<=) $3
 RETURNING id, state, payload, note, fence
 `
 
@@ -134,7 +134,7 @@ const touch = `-- name: Touch :one
 -- fencegen: guarded by key (jobs.fence <= $2)
 UPDATE jobs
 SET payload = payload, fence = $2
-WHERE id = $1 AND jobs.fence <= $2
+WHERE id = $1 AND jobs.fence OPERATOR(pg_catalog.<=) $2
 RETURNING state
 `
 

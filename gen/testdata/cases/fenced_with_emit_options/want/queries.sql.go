@@ -17,7 +17,7 @@ const closeTicket = `-- name: CloseTicket :one
 -- fencegen: guarded by key (tickets.tok <= $3)
 UPDATE tickets
 SET status = 'closed', owner = $1, tok = $3
-WHERE id = $2 AND tickets.tok <= $3
+WHERE id = $2 AND tickets.tok OPERATOR(pg_catalog.<=) $3
 RETURNING id, status, owner, score, tok
 `
 
@@ -135,12 +135,12 @@ WITH fence_lock AS (
     FOR UPDATE OF tickets
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     DELETE FROM tickets
-    WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (status = $1 AND tickets.tok OPERATOR(pg_catalog.<=) $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -177,13 +177,13 @@ WITH fence_lock AS (
     FOR UPDATE OF tickets
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE tickets
     SET owner = $1, tok = $3
-    WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND tickets.tok OPERATOR(pg_catalog.<=) $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, owner, score
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -236,7 +236,7 @@ const rescore = `-- name: Rescore :exec
 -- fencegen: guarded by key (tickets.tok <= $3)
 UPDATE tickets
 SET score = $1, tok = $3
-WHERE id = $2 AND tickets.tok <= $3
+WHERE id = $2 AND tickets.tok OPERATOR(pg_catalog.<=) $3
 RETURNING id
 `
 

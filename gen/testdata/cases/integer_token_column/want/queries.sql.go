@@ -14,7 +14,7 @@ const setStatus = `-- name: SetStatus :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
+WHERE id = $2 AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

@@ -25,6 +25,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_tasks_aecd45c8() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'lease_token'; -- the token column, as this guard was installed

@@ -18,14 +18,14 @@ const claimTask = `-- name: ClaimTask :one
 -- fencegen: guarded by key (tasks.lease_token <= $3)
 UPDATE tasks
 SET worker_id = $1, attempts = attempts + 1, lease_token = $3
-WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3
+WHERE (id = $2 AND status = 'queued') AND tasks.lease_token OPERATOR(pg_catalog.<=) $3
 RETURNING id, worker_id, status, attempts, lease_token
 `
 
 const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
 SELECT tasks.lease_token
 FROM tasks
-WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
+WHERE id = $1 AND (NOT tasks.lease_token OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND status = 'queued'))
 `
 
 type ClaimTaskParams struct {
@@ -75,7 +75,7 @@ const completeTask = `-- name: CompleteTask :exec
 -- fencegen: guarded by key (tasks.lease_token <= $2)
 UPDATE tasks
 SET status = 'done', lease_token = $2
-WHERE id = $1 AND tasks.lease_token <= $2
+WHERE id = $1 AND tasks.lease_token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 

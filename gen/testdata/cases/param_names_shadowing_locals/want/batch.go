@@ -123,7 +123,7 @@ const markA = `-- name: MarkA :batchexec
 WITH fence_write AS (
     UPDATE jobs
     SET status = 'a', tok = $2
-    WHERE id = $1 AND jobs.tok <= $2
+    WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -209,7 +209,7 @@ const markBatch = `-- name: MarkBatch :batchexec
 WITH fence_write AS (
     UPDATE jobs
     SET status = 'batched', tok = $2
-    WHERE id = $1 AND jobs.tok <= $2
+    WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -488,7 +488,7 @@ const statusByLen = `-- name: StatusByLen :batchone
 WITH fence_write AS (
     UPDATE jobs
     SET status = 'len', tok = $2
-    WHERE id = $1 AND jobs.tok <= $2
+    WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
     RETURNING status
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*

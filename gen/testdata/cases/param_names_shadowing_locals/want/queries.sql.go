@@ -59,13 +59,13 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $2)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs
     SET status = 'error', tok = $2
-    WHERE (id >= $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (id >= $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -107,7 +107,7 @@ const markInt64 = `-- name: MarkInt64 :exec
 -- fencegen: guarded by key (jobs.tok <= $2)
 UPDATE jobs
 SET status = 'int64', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -141,7 +141,7 @@ const statusByNil = `-- name: StatusByNil :one
 -- fencegen: guarded by key (jobs.tok <= $2)
 UPDATE jobs
 SET status = 'nil', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING status
 `
 

@@ -14,7 +14,7 @@ const finishJob = `-- name: FinishJob :exec
 -- fencegen: guarded by key (app.jobs.tok <= $2)
 UPDATE app.jobs
 SET state = 'done', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -64,7 +64,7 @@ const requeueJob = `-- name: RequeueJob :exec
 -- fencegen: guarded by key (app.jobs.tok <= $2)
 UPDATE jobs
 SET state = 'queued', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
+WHERE id = $1 AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 

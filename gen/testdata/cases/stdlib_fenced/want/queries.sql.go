@@ -59,13 +59,13 @@ WITH fence_lock AS (
     FOR UPDATE OF accounts
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE accounts
     SET closed_on = $1, last_fencing_token = $3
-    WHERE (owner = $2 AND accounts.last_fencing_token <= $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (owner = $2 AND accounts.last_fencing_token OPERATOR(pg_catalog.<=) $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING id, tags
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -118,7 +118,7 @@ const credit = `-- name: Credit :execrows
 -- fencegen: guarded by key (accounts.last_fencing_token <= $3)
 UPDATE accounts
 SET balance = balance + $1, last_fencing_token = $3
-WHERE id = $2 AND accounts.last_fencing_token <= $3
+WHERE id = $2 AND accounts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -199,7 +199,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 const remove = `-- name: Remove :exec
 -- fencegen: guarded by key (accounts.last_fencing_token <= $2)
 DELETE FROM accounts
-WHERE id = $1 AND accounts.last_fencing_token <= $2
+WHERE id = $1 AND accounts.last_fencing_token OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
@@ -244,7 +244,7 @@ const retag = `-- name: Retag :one
 -- fencegen: guarded by key (accounts.last_fencing_token <= $3)
 UPDATE accounts
 SET tags = $1, last_fencing_token = $3
-WHERE id = $2 AND accounts.last_fencing_token <= $3
+WHERE id = $2 AND accounts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
 `
 
@@ -305,7 +305,7 @@ const setMeta = `-- name: SetMeta :execresult
 -- fencegen: guarded by key (accounts.last_fencing_token <= $3)
 UPDATE accounts
 SET meta = $1, last_fencing_token = $3
-WHERE id = $2 AND accounts.last_fencing_token <= $3
+WHERE id = $2 AND accounts.last_fencing_token OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

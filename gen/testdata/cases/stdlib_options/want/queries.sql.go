@@ -36,7 +36,7 @@ const closeTask = `-- name: CloseTask :one
 -- fencegen: guarded by key (tasks.tok <= $2)
 UPDATE tasks
 SET state = 'closed', tok = $2
-WHERE id = $1 AND tasks.tok <= $2
+WHERE id = $1 AND tasks.tok OPERATOR(pg_catalog.<=) $2
 RETURNING id, title, state, due, tok
 `
 
@@ -146,13 +146,13 @@ WITH fence_lock AS (
     FOR UPDATE OF tasks
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE tasks
     SET due = $1, tok = $3
-    WHERE (state = $2 AND tasks.tok <= $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (state = $2 AND tasks.tok OPERATOR(pg_catalog.<=) $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows

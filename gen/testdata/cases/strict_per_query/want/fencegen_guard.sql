@@ -25,6 +25,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_counters_834650d4() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -80,6 +82,8 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.counters
     FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_counters_834650d4();
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_ledgers_a15074d8() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed

@@ -14,7 +14,7 @@ const addToLedger = `-- name: AddToLedger :exec
 -- fencegen: guarded by key (ledgers.tok < $3)
 UPDATE ledgers
 SET total = total + $1, tok = $3
-WHERE id = $2 AND ledgers.tok < $3
+WHERE id = $2 AND ledgers.tok OPERATOR(pg_catalog.<) $3
 RETURNING 1
 `
 
@@ -54,7 +54,7 @@ const increment = `-- name: Increment :exec
 -- fencegen: guarded by key (counters.tok < $2)
 UPDATE counters
 SET value = value + 1, tok = $2
-WHERE id = $1 AND counters.tok < $2
+WHERE id = $1 AND counters.tok OPERATOR(pg_catalog.<) $2
 RETURNING 1
 `
 
@@ -91,7 +91,7 @@ const setCounter = `-- name: SetCounter :exec
 -- fencegen: guarded by key (counters.tok <= $3)
 UPDATE counters
 SET value = $1, tok = $3
-WHERE id = $2 AND counters.tok <= $3
+WHERE id = $2 AND counters.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
@@ -130,7 +130,7 @@ const setLedger = `-- name: SetLedger :exec
 -- fencegen: guarded by key (ledgers.tok <= $3)
 UPDATE ledgers
 SET total = $1, tok = $3
-WHERE id = $2 AND ledgers.tok <= $3
+WHERE id = $2 AND ledgers.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 

@@ -21,7 +21,7 @@ const setStatuses = `-- name: SetStatuses :batchexec
 WITH fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND tok <= $3) AND jobs.tok <= $3
+    WHERE (id = $2 AND tok <= $3) AND jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -29,7 +29,7 @@ FROM fence_write
 UNION ALL
 SELECT jobs.tok, 1
 FROM jobs
-WHERE (id = $2 AND (NOT jobs.tok <= $3 OR (id = $2 AND tok <= $3))) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE (id = $2 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $3 OR (id = $2 AND tok <= $3))) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetStatusesBatchResults struct {

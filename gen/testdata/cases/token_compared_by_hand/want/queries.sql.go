@@ -18,14 +18,14 @@ const claimOnce = `-- name: ClaimOnce :one
 -- fencegen: guarded by key (jobs.tok < $3)
 UPDATE jobs
 SET owner = $1, tok = $3
-WHERE (id = $2 AND tok < $3) AND jobs.tok < $3
+WHERE (id = $2 AND tok < $3) AND jobs.tok OPERATOR(pg_catalog.<) $3
 RETURNING id, owner
 `
 
 const fenceStoredClaimOnce = `-- name: ClaimOnce :one (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok < $2 OR (id = $1 AND tok < $2))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<) $2 OR (id = $1 AND tok < $2))
 `
 
 type ClaimOnceParams struct {
@@ -78,7 +78,7 @@ WITH fence_write AS (
     VALUES ($1, $2, $3)
     ON CONFLICT (id) DO UPDATE
     SET status = excluded.status, tok = $3
-    WHERE jobs.tok <= $3 AND jobs.tok <= $3
+    WHERE jobs.tok <= $3 AND jobs.tok OPERATOR(pg_catalog.<=) $3
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -86,7 +86,7 @@ FROM fence_write
 UNION ALL
 SELECT jobs.tok, 1
 FROM jobs
-WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+WHERE jobs.id = $1 AND NOT (jobs.tok OPERATOR(pg_catalog.<=) $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -113,14 +113,14 @@ func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Toke
 const removeJob = `-- name: RemoveJob :exec
 -- fencegen: guarded by key (jobs.tok <= $2)
 DELETE FROM jobs
-WHERE (tok <= $2 AND id = $1) AND jobs.tok <= $2
+WHERE (tok <= $2 AND id = $1) AND jobs.tok OPERATOR(pg_catalog.<=) $2
 RETURNING 1
 `
 
 const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (tok <= $2 AND id = $1))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (tok <= $2 AND id = $1))
 `
 
 // RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -147,14 +147,14 @@ const setStatus = `-- name: SetStatus :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
 UPDATE jobs
 SET status = $1, tok = $3
-WHERE (id = $2 AND tok <= $3) AND jobs.tok <= $3
+WHERE (id = $2 AND tok <= $3) AND jobs.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
 const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND tok <= $2))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND tok <= $2))
 `
 
 type SetStatusParams struct {
@@ -186,14 +186,14 @@ const setStatusPositional = `-- name: SetStatusPositional :exec
 -- fencegen: guarded by key (jobs.tok <= $4)
 UPDATE jobs
 SET status = $1, tok = $4
-WHERE (id = $2 AND jobs.tok <= $4 AND owner = $3) AND jobs.tok <= $4
+WHERE (id = $2 AND jobs.tok <= $4 AND owner = $3) AND jobs.tok OPERATOR(pg_catalog.<=) $4
 RETURNING 1
 `
 
 const fenceStoredSetStatusPositional = `-- name: SetStatusPositional :exec (stored token, sent only when the write touched no row)
 SELECT jobs.tok
 FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND jobs.tok <= $2 AND owner = $3))
+WHERE id = $1 AND (NOT jobs.tok OPERATOR(pg_catalog.<=) $2 OR (id = $1 AND jobs.tok <= $2 AND owner = $3))
 `
 
 type SetStatusPositionalParams struct {
@@ -232,13 +232,13 @@ WITH fence_lock AS (
     FOR UPDATE OF j
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token OPERATOR(pg_catalog.<=) $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
     UPDATE jobs j
     SET status = $1, tok = $3
-    WHERE (($3::bigint >= j.tok AND j.owner = $2) AND j.tok <= $3) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    WHERE (($3::bigint >= j.tok AND j.owner = $2) AND j.tok OPERATOR(pg_catalog.<=) $3) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows

@@ -14,7 +14,7 @@ const setQtyPg = `-- name: SetQtyPg :exec
 -- fencegen: guarded by key (inventory.lease_token <= $4)
 UPDATE inventory
 SET qty = $1, lease_token = $4
-WHERE (sku = $2 AND warehouse = $3) AND inventory.lease_token <= $4
+WHERE (sku = $2 AND warehouse = $3) AND inventory.lease_token OPERATOR(pg_catalog.<=) $4
 RETURNING 1
 `
 

@@ -25,6 +25,8 @@
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
 CREATE OR REPLACE FUNCTION public.fencegen_guard_jobs_562f12df() RETURNS trigger
+-- pg_catalog's operators only: no schema's, whatever a session's search_path.
+SET search_path = pg_catalog
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed

@@ -80,7 +80,7 @@ const threeParams = `-- name: ThreeParams :exec
 -- fencegen: guarded by key (items.tok <= $4)
 UPDATE items
 SET qty = $1, note = $2, tok = $4
-WHERE id = $3 AND items.tok <= $4
+WHERE id = $3 AND items.tok OPERATOR(pg_catalog.<=) $4
 RETURNING 1
 `
 
@@ -120,7 +120,7 @@ const twoParams = `-- name: TwoParams :exec
 -- fencegen: guarded by key (items.tok <= $3)
 UPDATE items
 SET qty = $1, tok = $3
-WHERE id = $2 AND items.tok <= $3
+WHERE id = $2 AND items.tok OPERATOR(pg_catalog.<=) $3
 RETURNING 1
 `
 
