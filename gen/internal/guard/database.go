@@ -50,6 +50,10 @@ type guardTable struct {
 	// configuration: the mark follows a RENAME COLUMN, and the trigger
 	// (template 3) finds the column by it.
 	Comment bool
+	// Tag is the dollar-quote tag of the function's body
+	// (templates.DollarTag of the names the body holds): "fencegen",
+	// longer when a name holds "$fencegen".
+	Tag string
 }
 
 // MarkedTable is the table whose mark fences t: t, or the ancestor it
@@ -162,6 +166,9 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 			Trigger: "fencegen_guard", Strict: strict, Required: required,
 			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
 			Comment: MarkedTable(t).Fence != nil && MarkedTable(t).Fence.Source == "comment",
+			// The body holds these names (quoted, or in literals, whose
+			// doubled quotes add no $).
+			Tag: templates.DollarTag(sqlparse.QuoteIdent(t.Fence.Column), t.Fence.Column, t.QualifiedName(), schema, t.Name),
 		})
 		data.AnyStrict = data.AnyStrict || strict
 		data.AnyRequired = data.AnyRequired || required
@@ -1667,14 +1674,21 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 	sc.Buffer(nil, 1<<20)
 	n := skip
 	var fn *guardFunc
+	// end is the line that ends fn's body: its dollar-quote tag
+	// (guardTable.Tag), as the line after the CREATE line opens it
+	// ($fencegen$ in every migration of a name without "$fencegen").
+	end := "$fencegen$;"
 	var pendingTable string
 	pendingLine := 0
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if fn != nil {
+			if open, ok := strings.CutPrefix(line, "LANGUAGE plpgsql AS $"); ok && fn.text == "CREATE OR REPLACE FUNCTION "+fn.name+"() RETURNS trigger\n" && strings.HasSuffix(open, "$") {
+				end = "$" + open + ";"
+			}
 			fn.text += line + "\n"
-			if line == "$fencegen$;" {
+			if line == end {
 				funcs[fn.name] = *fn
 				fn = nil
 			}
@@ -1704,6 +1718,7 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 			// compared so, and qualifiedText writes it back.
 			name := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger"))
 			fn = &guardFunc{name: name, text: "CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger\n", file: file, line: n, template: m.template}
+			end = "$fencegen$;"
 		case strings.HasPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "):
 			qt := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";"))
 			delete(r.tables, qt)
