@@ -428,6 +428,15 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 		line := ""
 		if f.Refused {
 			line = "\x01"
+		} else if f.Move != "" {
+			// The fix is the team's (the ATTACH moved), or, applied,
+			// a new guard migration that -applied lets through.
+			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
+			if f.Several {
+				cmd += " -out " + f.Out
+			}
+			line = "\x02" + commandLine(cmd+" -applied "+filepath.ToSlash(relPath(f.Into)), cfgPath)
+			why[line] = f.Why
 		} else if !f.Newer {
 			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
 			if f.Several {
@@ -458,6 +467,8 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 		switch {
 		case cmd == "\x01":
 			fmt.Fprintf(w, "fencegen: a migration weakens the guard in a way no new guard migration undoes: change it while it is not applied anywhere, or undo it in a new migration of yours, as said above\n")
+		case strings.HasPrefix(cmd, "\x02"):
+			fmt.Fprintf(w, "fencegen: a migration that %s leaves the partition unguarded between the two: move the ATTACH into it while neither is applied anywhere; once either is, write a new guard migration after the newest with: %s\n", why[cmd], cmd[1:])
 		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
 		case unfence[cmd] != "":
