@@ -2086,10 +2086,16 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration removes the trigger (table %s is no longer fenced)", in.file, in.broken.fails, qt))
+		case in.unmarked != nil && refusesUnfenced(in):
+			out = append(out, because(in.unmarked, ", but %s", staysText(in, qt, "stays", "stay")))
 		case in.unmarked != nil:
 			out = append(out, because(in.unmarked, ", but the guard trigger that %s installs stays: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		case in.renamed != nil && refusesUnfenced(in):
+			out = append(out, because(in.renamed, ", which is not fenced under its new name, but %s", staysText(in, qt, "moves with it", "move with it")))
 		case in.renamed != nil:
 			out = append(out, because(in.renamed, ", which is not fenced under its new name, but the guard trigger that %s installs moves with it: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		case refusesUnfenced(in):
+			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but %s", qt, staysText(in, qt, "stays", "stay")))
 		default:
 			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
 		}
@@ -2227,6 +2233,29 @@ func robustText(in guardInstalled, table string, follows, fenced bool) string {
 	default: // retype
 		return fmt.Sprintf(", which the guard trigger that %s installs reads: it keeps guarding it, but each database session that ran the trigger before reads the column with a catalog lookup on every UPDATE of %s, %s", in.file, table, until)
 	}
+}
+
+// staysText says what the guard trigger in (of a table qt no longer
+// fenced; refusesUnfenced) refuses from the migration that unfenced the table until a new
+// guard migration removes it: with verb (one trigger) or verbs (the two
+// of mode required), "the guard trigger that F installs stays: ...". In
+// mode strict or required, that is every UPDATE without a token, every
+// UPDATE of the generated code once it is generated for the table
+// unfenced (trial t24h F_unmark_required: FN002 for every write of the
+// regenerated code, where the message said only lowering ones).
+func staysText(in guardInstalled, qt, verb, verbs string) string {
+	col, mode := guardMode(in.fn.text)
+	if mode == "required" {
+		return fmt.Sprintf("the guard triggers that %s installs %s (mode required) until a new guard migration removes them: they refuse every UPDATE of %s that does not set %s (a write without a token) with SQLSTATE %s, so every UPDATE that the generated code, generated for %s unfenced, sends without a token fails (and an UPDATE that lowers %s is refused with %s)", in.file, verbs, qt, col, fenceimpl.MissingTokenSQLState, qt, col, fenceimpl.SQLState)
+	}
+	return fmt.Sprintf("the guard trigger that %s installs %s (mode strict) until a new guard migration removes it: it refuses every UPDATE of %s that does not raise %s (a write without a token among them) with SQLSTATE %s, so every UPDATE that the generated code, generated for %s unfenced, sends without a token fails", in.file, verb, qt, col, fenceimpl.SQLState, qt)
+}
+
+// refusesUnfenced reports whether guard trigger in refuses an UPDATE
+// that sets no token (mode strict or required): staysText says so.
+func refusesUnfenced(in guardInstalled) bool {
+	_, mode := guardMode(in.fn.text)
+	return mode == "strict" || mode == "required"
 }
 
 // column is the token column a trigger function's text checks.

@@ -269,3 +269,72 @@ func TestGuardReattach(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardUnmarkStates is trial t24h F_unmark_required: a migration
+// removes the mark of a fenced table, whose guard trigger stays until a
+// new guard migration removes it. The finding at the COMMENT says what
+// PostgreSQL then refuses, which depends on the trigger's mode: in mode
+// required (FN002) and strict (FN001) every UPDATE without a token,
+// every one the generated code sends once the table is unfenced; in mode
+// non-strict only an UPDATE that lowers the token. PostgreSQL shows each
+// state, and after the removal every write passes.
+func TestGuardUnmarkStates(t *testing.T) {
+	for _, tc := range []struct {
+		mode, says, noToken string // noToken: the SQLSTATE of an UPDATE without a token, "" when it passes
+	}{
+		{"", "that lowers tok until a new guard migration removes it", ""},
+		{" strict", "(mode strict) until a new guard migration removes it: it refuses every UPDATE of jobs that does not raise tok (a write without a token among them) with SQLSTATE " + fenceimpl.SQLState + ", so every UPDATE that the generated code, generated for jobs unfenced, sends without a token fails", fenceimpl.SQLState},
+		{" required", "(mode required) until a new guard migration removes them: they refuse every UPDATE of jobs that does not set tok (a write without a token) with SQLSTATE " + fenceimpl.MissingTokenSQLState + ", so every UPDATE that the generated code, generated for jobs unfenced, sends without a token fails", fenceimpl.MissingTokenSQLState},
+	} {
+		t.Run("mode"+strings.ReplaceAll(tc.mode, " ", "-"), func(t *testing.T) {
+			m := newMigrationsDir(t, "CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT 'q', tok bigint NOT NULL DEFAULT 0);\n"+
+				"COMMENT ON COLUMN jobs.tok IS 'fencegen:token"+tc.mode+"';\nINSERT INTO jobs (id, tok) VALUES (1, 5);\n")
+			gm, err := m.guard().Migration("golang-migrate", "2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.add("2_fencegen_guard.up.sql", string(gm["2_fencegen_guard.up.sql"]))
+			unmark := m.add("3_unmark.up.sql", "COMMENT ON COLUMN jobs.tok IS NULL;\n")
+			g := m.guard()
+			found := m.findings(g)
+			if len(found) != 1 || found[0].File != unmark || !found[0].Cause || !strings.Contains(found[0].Msg, tc.says) {
+				t.Errorf("findings %v; want one at %s saying ...%s", found, unmark, tc.says)
+			}
+			_, out, err := g.NextMigration(m.files, nil, "golang-migrate", "4")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.add("4_fencegen_guard.up.sql", string(out["4_fencegen_guard.up.sql"]))
+			if found := m.findings(m.guard()); len(found) != 0 {
+				t.Errorf("after the removal: %v, want none", found)
+			}
+			code := func(err error) string {
+				var pgErr *pgconn.PgError
+				if errors.As(err, &pgErr) {
+					return pgErr.Code
+				}
+				if err != nil {
+					return err.Error()
+				}
+				return ""
+			}
+			m.apply(map[int]func(func(string) error){
+				2: func(run func(string) error) {
+					if got := code(run("UPDATE jobs SET status = 'x' WHERE id = 1")); got != tc.noToken {
+						t.Errorf("after the unmark, an UPDATE without a token: %q, want %q", got, tc.noToken)
+					}
+					if got := code(run("UPDATE jobs SET tok = 1 WHERE id = 1")); got != fenceimpl.SQLState {
+						t.Errorf("after the unmark, an UPDATE lowering the token: %q, want %s", got, fenceimpl.SQLState)
+					}
+				},
+				3: func(run func(string) error) {
+					for _, sql := range []string{"UPDATE jobs SET status = 'y' WHERE id = 1", "UPDATE jobs SET tok = 1 WHERE id = 1"} {
+						if err := run(sql); err != nil {
+							t.Errorf("after the removal, %s: %v", sql, err)
+						}
+					}
+				},
+			})
+		})
+	}
+}
