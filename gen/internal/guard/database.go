@@ -2457,6 +2457,14 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if off, _ := inlineBlock(raw); off >= 0 {
 		return nil, fmt.Errorf("-into %s: holds a guard that fencegen guard -into added already: run fencegen guard without -into for a new migration", filepath.ToSlash(into))
 	}
+	if f, err := g.read(into); err == nil {
+		if how := outsideTransaction(raw, format, f); how != "" {
+			// Its statements commit one by one: a writer sees the
+			// states between them, the table changed and not yet
+			// guarded among them (trial t24h).
+			return nil, fmt.Errorf("-into %s: %s, so writers see each state between its statements: the table unguarded from the statement that changes it to the guard's CREATE TRIGGER (and between the DROP TRIGGER and CREATE TRIGGER the guard writes), and a statement that fails leaves it half applied, without the guard; move the statements that must run outside a transaction (CREATE INDEX CONCURRENTLY, say) to a migration of their own, let this one run in a transaction, then run fencegen guard -into again", filepath.ToSlash(into), how)
+		}
+	}
 	if all, err := g.readAll(files); err == nil {
 		if have := replayGuard(all); len(have.migrations) > 0 {
 			for _, f := range g.compare(have, others) {

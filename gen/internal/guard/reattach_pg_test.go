@@ -338,3 +338,52 @@ func TestGuardUnmarkStates(t *testing.T) {
 		})
 	}
 }
+
+// TestInlineOutsideTransaction: fencegen guard -into refuses a migration
+// its tool runs outside a transaction (goose's NO TRANSACTION, dbmate's
+// transaction:false, Atlas's txmode none, or a COMMIT among its
+// statements), whose statements commit one by one: between the change
+// and the guard, and between the guard's DROP TRIGGER and CREATE
+// TRIGGER, writers would see the table unguarded, and a failing
+// statement would leave it so. The same migration in a transaction takes
+// the guard.
+func TestInlineOutsideTransaction(t *testing.T) {
+	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+	const recreate = "DROP TABLE jobs;\n" + table
+	for _, tc := range []struct {
+		format, text, says string
+	}{
+		{"goose", "-- +goose NO TRANSACTION\n-- +goose Up\n" + recreate + "-- +goose Down\nSELECT 1;\n", "goose runs it outside a transaction (line 1: -- +goose NO TRANSACTION)"},
+		{"goose", "-- +goose Up\n" + recreate + "-- +goose Down\n--+goose no transaction\nSELECT 1;\n", "goose runs it outside a transaction (line 6: --+goose no transaction)"},
+		{"dbmate", "-- migrate:up transaction:false\n" + recreate + "-- migrate:down\nSELECT 1;\n", "dbmate runs its up section outside a transaction (line 1"},
+		{"atlas", "-- atlas:txmode none\n\n" + recreate, "Atlas runs it outside a transaction (line 1"},
+		{"golang-migrate", "DROP TABLE jobs;\nCOMMIT;\n" + table, "its statement at line 2 ends the transaction the tool runs it in"},
+		{"goose", "-- +goose Up\n" + recreate + "-- +goose Down\nSELECT 1;\n", ""},
+		{"goose", "-- +goose Up\n  -- +goose NO TRANSACTION\n" + recreate + "-- +goose Down\nSELECT 1;\n", ""},
+		{"dbmate", "-- migrate:up transaction:true\n" + recreate + "-- migrate:down\nSELECT 1;\n", ""},
+	} {
+		dir := t.TempDir()
+		g := guardOf(t, dir, table)
+		g.parse = func(name string) (*sqlparse.File, error) { return parseFiles(t, name)[0], nil }
+		gm, err := g.Migration(tc.format, "2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "2_fencegen_guard.sql"
+		if tc.format == "golang-migrate" {
+			name = "2_fencegen_guard.up.sql"
+		}
+		into := "3_recreate.sql"
+		if tc.format == "golang-migrate" {
+			into = "3_recreate.up.sql"
+		}
+		files := []string{filepath.Join(dir, "schema.sql"), writeFile(t, dir, "m/"+name, string(gm[name])), writeFile(t, dir, "m/"+into, tc.text)}
+		text, err := g.Inline(files, files[2], nil, tc.format)
+		switch {
+		case tc.says == "" && (err != nil || text == nil):
+			t.Errorf("%s %q: %v, want the guard added", tc.format, tc.text, err)
+		case tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "writers see each state between its statements")):
+			t.Errorf("%s %q: %v, want an error saying %s", tc.format, tc.text, err, tc.says)
+		}
+	}
+}
