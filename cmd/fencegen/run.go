@@ -463,7 +463,26 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			fix = append(fix, line)
 		}
 	}
+	// A token column fencegen cannot fence stops fencegen guard as it
+	// stops generate: the commands below would fail at it (trial t24h:
+	// the column retyped to text or numeric), so it is named instead.
+	var column *gen.Problem
+	for _, p := range gen.Problems(err) {
+		if column == nil && errors.Is(p, gen.ErrTokenColumn) {
+			column = p
+		}
+	}
 	for _, cmd := range fix {
+		if column != nil && cmd != "\x01" && cmd != "" {
+			what := column.Msg
+			if head, _, ok := strings.Cut(what, ": "); ok && strings.HasPrefix(head, "fencing token column ") {
+				what = head
+			}
+			cmd, _, _ = strings.Cut(strings.TrimPrefix(cmd, "\x02"), "\x00")
+			fmt.Fprintf(w, "fencegen: fencegen guard cannot write the fix yet: it stops at the token column, as generate does (%s:%d:%d: %s); fix the column first (in a new migration, or in that one while it is not applied anywhere), then write the guard migration with: %s\n",
+				relPath(column.File), column.Line, column.Col, what, cmd)
+			continue
+		}
 		switch {
 		case cmd == "\x01":
 			fmt.Fprintf(w, "fencegen: a migration weakens the guard in a way no new guard migration undoes: change it while it is not applied anywhere, or undo it in a new migration of yours, as said above\n")
