@@ -565,6 +565,11 @@ type cause struct {
 	// child is the partition a DETACH PARTITION took from the guarded
 	// table (leaves), on the removal of its rows (guardReplay.removed).
 	child string
+	// kept is the guard trigger of its own that an inheritance child
+	// keeps when it stops inheriting from keptFrom (NO INHERIT; leaves):
+	// inheriting from it again (INHERIT), it is guarded by it again.
+	kept     *guardInstalled
+	keptFrom string
 	// reattached is the statement of a later migration that attaches
 	// the partition this cause took the guard's clone from (DETACH, or a
 	// DROP and CREATE) to a guarded table again (attaches): PostgreSQL
@@ -971,6 +976,14 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		for _, c := range n.Cmds {
 			switch c.Kind {
 			case sqlparse.AlterInherit:
+				if l := r.lost[key]; l != nil && l.kept != nil && l.keptFrom == r.key(c.Other) {
+					// Inheriting again from the table it stopped
+					// inheriting from (NO INHERIT): its own trigger never
+					// left it, and it has the mark again.
+					r.tables[key] = *l.kept
+					delete(r.lost, key)
+					continue
+				}
 				// An inheritance child of a fenced table is fenced with
 				// it: its guard belongs where it starts to inherit.
 				if col := r.tokenColumn(r.key(c.Other)); col != "" && r.marked[key] == nil {
@@ -1598,6 +1611,7 @@ func (r *guardReplay) leaves(child, parent string, c *cause) {
 	lost.vacated, lost.detached, lost.column = true, true, column(pin.fn.text)
 	if in, ok := r.tables[child]; ok && !partition {
 		lost.fn = in.fn.name
+		lost.kept, lost.keptFrom = &in, parent
 		delete(r.tables, child)
 	}
 	lost.recreatedIn, lost.recreatedAt = c.file, c
