@@ -1184,6 +1184,13 @@ type GuardFinding = guard.Finding
 // guard.IntoError).
 type GuardIntoError = guard.IntoError
 
+// ErrTokenColumn is the sentinel under a Problem (errors.Is) whose
+// fencing token column cannot be fenced: its type (not bigint or
+// integer), a generated, identity, serial or AUTO_INCREMENT column, a
+// column that does not exist, a view (see catalog.ErrFence). fencegen
+// guard generates the same schema and stops at it as generate does.
+var ErrTokenColumn = catalog.ErrFence
+
 // GuardTemplateVersion numbers the guard's trigger functions as this
 // fencegen writes them (see guard.TemplateVersion).
 const GuardTemplateVersion = guard.TemplateVersion

@@ -12,6 +12,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -150,6 +151,23 @@ func splitQualified(s string) (parts, raw []string, _ error) {
 		}
 		s = rest[1:]
 	}
+}
+
+// DollarTag returns the tag of a dollar-quoted string constant
+// ($tag$ ... $tag$; PostgreSQL docs, 4.1.2.4 "Dollar-Quoted String
+// Constants") for a body made of fixed text without a $ and of parts, the
+// names written into it: "fencegen", followed by as many underscores as it
+// takes for "$" and the tag to occur in no part. As pg_dump chooses its
+// tag, the body is searched without the closing $, since a body ending in
+// $tag would end early before $tag$. A part cannot form the tag with the
+// fixed text around it, which holds no $. The tag is deterministic: the
+// same names give the same text.
+func DollarTag(parts ...string) string {
+	tag := "fencegen"
+	for slices.ContainsFunc(parts, func(p string) bool { return strings.Contains(p, "$"+tag) }) {
+		tag += "_"
+	}
+	return tag
 }
 
 // raiseText escapes s for the format string of a RAISE statement inside a

@@ -146,6 +146,11 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		}
 		into := filepath.ToSlash(relPath(ie.Finding.Into))
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		if ie.Finding.Move != "" {
+			// No guard -into closes it: the team moves the ATTACH.
+			fmt.Fprintf(stderr, "fencegen: once either migration is applied anywhere, write a new one after the newest with: %s\n", commandLine(base+" -applied "+into, f.cfg))
+			return exitError
+		}
 		fmt.Fprintf(stderr, "fencegen: add it with: %s; once it is applied anywhere, write a new one after the newest with: %s\n", commandLine(base+" -into "+into, f.cfg), commandLine(base+" -applied "+into, f.cfg))
 		return exitError
 	}

@@ -432,6 +432,15 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 		line := ""
 		if f.Refused {
 			line = "\x01"
+		} else if f.Move != "" {
+			// The fix is the team's (the ATTACH moved), or, applied,
+			// a new guard migration that -applied lets through.
+			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
+			if f.Several {
+				cmd += " -out " + f.Out
+			}
+			line = "\x02" + commandLine(cmd+" -applied "+filepath.ToSlash(relPath(f.Into)), cfgPath)
+			why[line] = f.Why
 		} else if !f.Newer {
 			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
 			if f.Several {
@@ -466,10 +475,31 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			fix = append(fix, line)
 		}
 	}
+	// A token column fencegen cannot fence stops fencegen guard as it
+	// stops generate: the commands below would fail at it (trial t24h:
+	// the column retyped to text or numeric), so it is named instead.
+	var column *gen.Problem
+	for _, p := range gen.Problems(err) {
+		if column == nil && errors.Is(p, gen.ErrTokenColumn) {
+			column = p
+		}
+	}
 	for _, cmd := range fix {
+		if column != nil && cmd != "\x01" && cmd != "" {
+			what := column.Msg
+			if head, _, ok := strings.Cut(what, ": "); ok && strings.HasPrefix(head, "fencing token column ") {
+				what = head
+			}
+			cmd, _, _ = strings.Cut(strings.TrimPrefix(cmd, "\x02"), "\x00")
+			fmt.Fprintf(w, "fencegen: fencegen guard cannot write the fix yet: it stops at the token column, as generate does (%s:%d:%d: %s); fix the column first (in a new migration, or in that one while it is not applied anywhere), then write the guard migration with: %s\n",
+				relPath(column.File), column.Line, column.Col, what, cmd)
+			continue
+		}
 		switch {
 		case cmd == "\x01":
 			fmt.Fprintf(w, "fencegen: a migration weakens the guard in a way no new guard migration undoes: change it while it is not applied anywhere, or undo it in a new migration of yours, as said above\n")
+		case strings.HasPrefix(cmd, "\x02"):
+			fmt.Fprintf(w, "fencegen: a migration that %s leaves the partition unguarded between the two: move the ATTACH into it while neither is applied anywhere; once either is, write a new guard migration after the newest with: %s\n", why[cmd], cmd[1:])
 		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
 		case sqlcInto[cmd] != [2]string{}:

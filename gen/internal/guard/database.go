@@ -51,6 +51,17 @@ type guardTable struct {
 	// configuration: the mark follows a RENAME COLUMN, and the trigger
 	// (template 3) finds the column by it.
 	Comment bool
+	// Tag is the dollar-quote tag of the function's body
+	// (templates.DollarTag of the names the body holds): "fencegen",
+	// longer when a name holds "$fencegen".
+	Tag string
+	// First is set on a table of guardData.Removed that is a partition
+	// of a table the migration guards: PostgreSQL clones that table's
+	// trigger onto its partitions under the same name, and refuses it
+	// while the partition has a trigger of that name of its own, so the
+	// partition's is dropped before (trigger "fencegen_guard" for
+	// relation ... already exists; PostgreSQL 15, tried).
+	First bool
 }
 
 // MarkedTable is the table whose mark fences t: t, or the ancestor it
@@ -163,6 +174,9 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 			Trigger: "fencegen_guard", Strict: strict, Required: required,
 			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
 			Comment: MarkedTable(t).Fence != nil && MarkedTable(t).Fence.Source == "comment",
+			// The body holds these names (quoted, or in literals, whose
+			// doubled quotes add no $).
+			Tag: templates.DollarTag(sqlparse.QuoteIdent(t.Fence.Column), t.Fence.Column, t.QualifiedName(), schema, t.Name),
 		})
 		data.AnyStrict = data.AnyStrict || strict
 		data.AnyRequired = data.AnyRequired || required
@@ -391,6 +405,9 @@ type IntoError struct{ Finding Finding }
 
 func (e *IntoError) Error() string {
 	f := e.Finding
+	if f.Move != "" {
+		return fmt.Sprintf("%s:%d:%d: a migration that %s leaves it unguarded until that one: move the ATTACH into it while neither is applied anywhere; once either is, write the new one with -applied %s (the partition is unguarded between the two)", f.File, f.Line, f.Col, f.Why, filepath.ToSlash(f.Into))
+	}
 	return fmt.Sprintf("%s:%d:%d: a migration that %s needs its guard in it: a new guard migration after the newest would leave the table unguarded from it on until that one is applied; add the guard to it with -into %s, or, if it is applied anywhere already, write the new one with -applied %[5]s (the table is unguarded between the two)", f.File, f.Line, f.Col, f.Why, filepath.ToSlash(f.Into))
 }
 
@@ -522,6 +539,15 @@ type Finding struct {
 	// that only fencegen reads, right after Into, applied in the same
 	// deployment (the table is unguarded between the two).
 	SqlcReadsInto bool
+	// Move is set (to the partition, as a guard migration names it) on a
+	// finding with Into whose fix is not the guard: a partition that
+	// Into takes from a fenced table, and that a later migration attaches
+	// again, is unguarded between the two, so the team moves the ATTACH
+	// into Into (fencegen guard -into refuses it); once either is applied
+	// anywhere, fencegen guard -applied Into writes a new guard migration,
+	// whose re-created triggers PostgreSQL clones onto the partition again
+	// and after which the replay no longer reports it.
+	Move string
 	// Refused is set when no guard migration undoes what the statement
 	// does (a renamed guard trigger, a setting of session_replication_role
 	// that outlives the migration, a USING that rewrites every token):
@@ -621,6 +647,20 @@ type cause struct {
 	// leaves the guard's trigger behind as a vacated table does, and
 	// recreatedAt is the statement itself.
 	detached bool
+	// child is the partition a DETACH PARTITION took from the guarded
+	// table (leaves), on the removal of its rows (guardReplay.removed).
+	child string
+	// kept is the guard trigger of its own that an inheritance child
+	// keeps when it stops inheriting from keptFrom (NO INHERIT; leaves):
+	// inheriting from it again (INHERIT), it is guarded by it again.
+	kept     *guardInstalled
+	keptFrom string
+	// reattached is the statement of a later migration that attaches
+	// the partition this cause took the guard's clone from (DETACH, or a
+	// DROP and CREATE) to a guarded table again (attaches): PostgreSQL
+	// clones the guard trigger onto it there, and the finding is the
+	// state between the two, unguarded.
+	reattached *cause
 	// seq is the statement's place in the replay (guardReplay.seq), for
 	// a removal of rows.
 	seq int
@@ -1021,6 +1061,14 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		for _, c := range n.Cmds {
 			switch c.Kind {
 			case sqlparse.AlterInherit:
+				if l := r.lost[key]; l != nil && l.kept != nil && l.keptFrom == r.key(c.Other) {
+					// Inheriting again from the table it stopped
+					// inheriting from (NO INHERIT): its own trigger never
+					// left it, and it has the mark again.
+					r.tables[key] = *l.kept
+					delete(r.lost, key)
+					continue
+				}
 				// An inheritance child of a fenced table is fenced with
 				// it: its guard belongs where it starts to inherit.
 				if col := r.tokenColumn(r.key(c.Other)); col != "" && r.marked[key] == nil {
@@ -1028,6 +1076,8 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 						r.marked[key] = at("makes table %s inherit from fenced table %s, which fences it too (token column %s of table %[2]s)", "", n.Table.String(), c.Other.String(), col)
 					}
 				}
+			case sqlparse.AlterAttachPartition:
+				r.attaches(f.Name, r.key(c.Other), key, at("attaches table %s as a partition of %s", "", c.Other.String(), n.Table.String()))
 			case sqlparse.AlterDetachPartition:
 				r.leaves(r.key(c.Other), key, at("detaches partition %s from fenced table %s, which takes the clone of its guard trigger off it", "", c.Other.String(), n.Table.String()))
 			case sqlparse.AlterNoInherit:
@@ -1646,12 +1696,54 @@ func (r *guardReplay) leaves(child, parent string, c *cause) {
 	lost.vacated, lost.detached, lost.column = true, true, column(pin.fn.text)
 	if in, ok := r.tables[child]; ok && !partition {
 		lost.fn = in.fn.name
+		lost.kept, lost.keptFrom = &in, parent
 		delete(r.tables, child)
 	}
 	lost.recreatedIn, lost.recreatedAt = c.file, c
 	r.lost[child] = &lost
 	if partition {
+		lost.child = child
 		r.rowsLeft(parent, &lost) // its rows leave the partitioned table
+	}
+}
+
+// attaches records that table child becomes a partition of table parent
+// by statement c of file (ATTACH PARTITION). When parent is guarded, or a
+// partition of a guarded table, PostgreSQL clones the guard triggers onto
+// child (PostgreSQL docs, CREATE TRIGGER, "Notes"), which is then guarded
+// as a partition created with PARTITION OF is:
+//   - a guard trigger of child's own makes PostgreSQL refuse the
+//     statement (a trigger of the name exists): a finding no guard
+//     migration undoes, whose fix is to drop it before;
+//   - child's guard lost in this migration (detached, or a partition
+//     dropped and created again) is back: no applied state has it
+//     unguarded, and the rows a DETACH took from parent are back too;
+//   - lost in an earlier migration, it is back from this one on, and
+//     the loss's finding is the state between (cause.reattached).
+func (r *guardReplay) attaches(file, child, parent string, c *cause) {
+	p, _, ok := r.guardOf(parent)
+	if !ok {
+		return
+	}
+	if own, ok := r.tables[child]; ok {
+		drops := "DROP TRIGGER fencegen_guard ON " + child
+		if requiredText(own.fn.text) {
+			drops += "; DROP TRIGGER fencegen_guard_token ON " + child
+		}
+		c.advice = fmt.Sprintf(": PostgreSQL refuses it (trigger \"fencegen_guard\" for relation already exists), since it clones the guard trigger of fenced table %s onto every partition under that name, and %s has a guard trigger of its own, which %s installs: drop that one first, in this migration (%s), and the clone guards %s from the ATTACH on", p, child, own.file, drops, child)
+		r.refused["attach "+child] = c
+		delete(r.tables, child) // as the statement's fix leaves it
+		return
+	}
+	if l := r.lost[child]; l != nil {
+		if l.file == file {
+			delete(r.lost, child)
+		} else if l.vacated && l.reattached == nil {
+			l.reattached = c
+		}
+	}
+	if rc := r.removed[p]; rc != nil && rc.child == child && rc.file == file {
+		delete(r.removed, p) // its rows are back, with their tokens
 	}
 }
 
@@ -1752,14 +1844,21 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 	sc.Buffer(nil, 1<<20)
 	n := skip
 	var fn *guardFunc
+	// end is the line that ends fn's body: its dollar-quote tag
+	// (guardTable.Tag), as the line after the CREATE line opens it
+	// ($fencegen$ in every migration of a name without "$fencegen").
+	end := "$fencegen$;"
 	var pendingTable string
 	pendingLine := 0
 	for sc.Scan() {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if fn != nil {
+			if open, ok := strings.CutPrefix(line, "LANGUAGE plpgsql AS $"); ok && fn.text == "CREATE OR REPLACE FUNCTION "+fn.name+"() RETURNS trigger\n" && strings.HasSuffix(open, "$") {
+				end = "$" + open + ";"
+			}
 			fn.text += line + "\n"
-			if line == "$fencegen$;" {
+			if line == end {
 				funcs[fn.name] = *fn
 				fn = nil
 			}
@@ -1770,6 +1869,15 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 				name = unpublic(strings.TrimSuffix(strings.TrimSuffix(name, ";"), "()"))
 				if f, ok := funcs[name]; ok {
 					r.tables[pendingTable] = guardInstalled{fn: f, file: file, line: pendingLine}
+					// PostgreSQL clones the trigger onto every partition
+					// it has now: one attached again since it lost the
+					// clone is guarded again (the state between stays
+					// history, which fencegen guard -applied accepted).
+					for k, l := range r.lost {
+						if p, ok := r.partitionGuard(k); ok && p == pendingTable && l.reattached != nil {
+							delete(r.lost, k)
+						}
+					}
 				}
 			}
 			pendingTable = ""
@@ -1789,10 +1897,16 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 			// compared so, and qualifiedText writes it back.
 			name := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger"))
 			fn = &guardFunc{name: name, text: "CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger\n", file: file, line: n, template: m.template}
+			end = "$fencegen$;"
 		case strings.HasPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "):
 			qt := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";"))
 			delete(r.tables, qt)
 			delete(r.lost, qt)
+		case strings.HasPrefix(line, "-- ") && strings.HasSuffix(line, removedLine):
+			// A table unfenced on purpose (-unfence): without a trigger
+			// of its own to drop (a partition's was PostgreSQL's clone),
+			// this line records the decision.
+			delete(r.lost, unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "-- "), removedLine)))
 		case strings.HasPrefix(line, "DROP FUNCTION IF EXISTS "):
 			delete(funcs, unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "DROP FUNCTION IF EXISTS "), "();")))
 		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "):
@@ -1806,6 +1920,10 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 	}
 	return m
 }
+
+// removedLine ends the line a guard migration writes before the drops of
+// a table's guard when the table is no longer fenced (guard.sql.tmpl).
+const removedLine = " is no longer fenced: its guard is removed."
 
 // unpublic is name (of a table or function, as a guard migration writes
 // it) as the replay keys it: without the schema when it is public.
@@ -2067,10 +2185,16 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration removes the trigger (table %s is no longer fenced)", in.file, in.broken.fails, qt))
+		case in.unmarked != nil && refusesUnfenced(in):
+			out = append(out, because(in.unmarked, ", but %s", staysText(in, qt, "stays", "stay")))
 		case in.unmarked != nil:
 			out = append(out, because(in.unmarked, ", but the guard trigger that %s installs stays: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		case in.renamed != nil && refusesUnfenced(in):
+			out = append(out, because(in.renamed, ", which is not fenced under its new name, but %s", staysText(in, qt, "moves with it", "move with it")))
 		case in.renamed != nil:
 			out = append(out, because(in.renamed, ", which is not fenced under its new name, but the guard trigger that %s installs moves with it: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		case refusesUnfenced(in):
+			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but %s", qt, staysText(in, qt, "stays", "stay")))
 		default:
 			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
 		}
@@ -2080,7 +2204,7 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	// the mark again) says which.
 	var recreated []string
 	for qt, c := range have.lost {
-		if c.vacated && c.recreatedAt != nil && !fenced[qt] {
+		if c.vacated && c.recreatedAt != nil && !fenced[qt] && c.reattached == nil {
 			recreated = append(recreated, qt)
 		}
 	}
@@ -2113,6 +2237,20 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		f := because(c.recreatedAt, " without the fencing mark of its token column %s, after %s:%d:%d %s: table %s is no longer fenced, so its generated writes take no token and the database refuses no stale one. Either mark it again in this migration (COMMENT ON COLUMN %s.%s IS 'fencegen:token', or a fence key) and add its guard to it (fencegen guard -into), or stop fencing %s deliberately (fencegen guard -unfence %s writes the migration that removes its guard and records the decision)",
 			col, c.file, c.line, c.col, c.what, qt, qt, col, qt, qt)
 		f.Into, f.Why, f.Unfence = c.recreatedIn, whyRecreate, qt
+		out = append(out, f)
+	}
+	// A partition that lost the clone of its guard trigger (detached, or
+	// dropped and created again) and that a later migration attaches to
+	// a guarded table again: guarded from there on, not between. The
+	// fix is the team's: the ATTACH goes into the migration of the loss.
+	for _, qt := range slices.Sorted(maps.Keys(have.lost)) {
+		c := have.lost[qt]
+		if c.reattached == nil {
+			continue
+		}
+		a := c.reattached
+		f := because(c, "; %s:%d:%d %s again, and PostgreSQL clones the guard trigger onto it there, but from this migration to that one table %s has no guard trigger: the database lets a stale token's UPDATE of its rows from any writer through. Attach it again in this migration, %s, while neither migration is applied anywhere, for no applied state to leave it unguarded", a.file, a.line, a.col, a.what, qt, c.file)
+		f.Into, f.Why, f.Move = c.file, whyReattach, qt
 		out = append(out, f)
 	}
 	// A fenced table dropped for good: its trigger went with it, its
@@ -2168,6 +2306,7 @@ const (
 	whyMark         = "marks a table for fencing (its guard triggers are installed by none of the guard migrations before it)"
 	whyRequired     = "changes or drops the token column that a guard trigger of mode required depends on (its guard triggers are dropped before the change and installed again after it)"
 	whyDetach       = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
+	whyReattach     = "takes a partition from a fenced table (DETACH PARTITION, or DROP TABLE) that a later migration attaches again"
 )
 
 // robustText ends the finding of a statement that renames, drops or
@@ -2195,6 +2334,29 @@ func robustText(in guardInstalled, table string, follows, fenced bool) string {
 	}
 }
 
+// staysText says what the guard trigger in (of a table qt no longer
+// fenced; refusesUnfenced) refuses from the migration that unfenced the table until a new
+// guard migration removes it: with verb (one trigger) or verbs (the two
+// of mode required), "the guard trigger that F installs stays: ...". In
+// mode strict or required, that is every UPDATE without a token, every
+// UPDATE of the generated code once it is generated for the table
+// unfenced (trial t24h F_unmark_required: FN002 for every write of the
+// regenerated code, where the message said only lowering ones).
+func staysText(in guardInstalled, qt, verb, verbs string) string {
+	col, mode := guardMode(in.fn.text)
+	if mode == "required" {
+		return fmt.Sprintf("the guard triggers that %s installs %s (mode required) until a new guard migration removes them: they refuse every UPDATE of %s that does not set %s (a write without a token) with SQLSTATE %s, so every UPDATE that the generated code, generated for %s unfenced, sends without a token fails (and an UPDATE that lowers %s is refused with %s)", in.file, verbs, qt, col, fenceimpl.MissingTokenSQLState, qt, col, fenceimpl.SQLState)
+	}
+	return fmt.Sprintf("the guard trigger that %s installs %s (mode strict) until a new guard migration removes it: it refuses every UPDATE of %s that does not raise %s (a write without a token among them) with SQLSTATE %s, so every UPDATE that the generated code, generated for %s unfenced, sends without a token fails", in.file, verb, qt, col, fenceimpl.SQLState, qt)
+}
+
+// refusesUnfenced reports whether guard trigger in refuses an UPDATE
+// that sets no token (mode strict or required): staysText says so.
+func refusesUnfenced(in guardInstalled) bool {
+	_, mode := guardMode(in.fn.text)
+	return mode == "strict" || mode == "required"
+}
+
 // column is the token column a trigger function's text checks.
 func column(text string) string {
 	c, _ := guardMode(text)
@@ -2219,14 +2381,42 @@ func templateChange(v int) string {
 // triggers and functions.
 func (g *DatabaseGuard) removedTables(have *guardReplay, others []*DatabaseGuard) []guardTable {
 	fenced := g.fencedTables(others)
+	guards := map[string]bool{}
+	for _, t := range g.data.Tables {
+		guards[t.QualifiedTable] = true
+	}
 	var out []guardTable
 	for qt, in := range have.tables {
 		if !fenced[qt] && g.tables[qt] {
-			out = append(out, guardTable{Table: qt, QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Required: requiredText(in.fn.text)})
+			out = append(out, guardTable{Table: qt, QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Required: requiredText(in.fn.text),
+				First: have.partitionOf(qt, guards)})
 		}
 	}
 	slices.SortFunc(out, func(a, b guardTable) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
 	return out
+}
+
+// partitionOf reports whether table key is a partition, at any depth, of
+// one of tables (keys).
+func (r *guardReplay) partitionOf(key string, tables map[string]bool) bool {
+	seen := map[string]bool{}
+	for !seen[key] {
+		seen[key] = true
+		next := ""
+		for _, p := range r.parents[key] {
+			if p.partition {
+				next = p.key
+			}
+		}
+		if next == "" {
+			return false
+		}
+		if tables[next] {
+			return true
+		}
+		key = next
+	}
+	return false
 }
 
 // orphanFunctions are the guard functions the guard migrations created
@@ -2370,6 +2560,23 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	}
 	if off, _ := inlineBlock(raw); off >= 0 {
 		return nil, fmt.Errorf("-into %s: holds a guard that fencegen guard -into added already: run fencegen guard without -into for a new migration", filepath.ToSlash(into))
+	}
+	if f, err := g.read(into); err == nil {
+		if how := outsideTransaction(raw, format, f); how != "" {
+			// Its statements commit one by one: a writer sees the
+			// states between them, the table changed and not yet
+			// guarded among them (trial t24h).
+			return nil, fmt.Errorf("-into %s: %s, so writers see each state between its statements: the table unguarded from the statement that changes it to the guard's CREATE TRIGGER (and between the DROP TRIGGER and CREATE TRIGGER the guard writes), and a statement that fails leaves it half applied, without the guard; move the statements that must run outside a transaction (CREATE INDEX CONCURRENTLY, say) to a migration of their own, let this one run in a transaction, then run fencegen guard -into again", filepath.ToSlash(into), how)
+		}
+	}
+	if all, err := g.readAll(files); err == nil {
+		if have := replayGuard(all); len(have.migrations) > 0 {
+			for _, f := range g.compare(have, others) {
+				if f.Move != "" && samePath(f.Into, into) {
+					return nil, fmt.Errorf("-into %s: no guard added to it closes the gap %s:%d:%d leaves: partition %s has no guard trigger from it to the migration that attaches it again, where PostgreSQL clones its parent's; move that ATTACH into %[1]s instead", filepath.ToSlash(into), f.File, f.Line, f.Col, f.Move)
+				}
+			}
+		}
 	}
 	gk, parsed, others, err := g.inlineAt(files, into, others)
 	if err != nil {
@@ -2745,8 +2952,17 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 	data.Removed = g.removedTables(have, others)
 	for _, t := range g.unfence {
 		// Its trigger went with the dropped table: the migration drops
-		// the function, and names the table as no longer fenced.
-		data.Removed = append(data.Removed, guardTable{Table: t, QualifiedTable: t, Function: have.lost[t].fn, Trigger: "fencegen_guard"})
+		// the function, and names the table as no longer fenced. A
+		// partition's only guard trigger was PostgreSQL's clone of its
+		// parent's, which went with the DETACH or the DROP; one attached
+		// again has it back, and PostgreSQL refuses to drop a clone
+		// (2BP01, cannot drop trigger ... because trigger ... on table
+		// ... requires it): no DROP TRIGGER is written for it.
+		trigger := "fencegen_guard"
+		if l := have.lost[t]; l != nil && l.fn == "" && l.column != "" && l.vacated {
+			trigger = ""
+		}
+		data.Removed = append(data.Removed, guardTable{Table: t, QualifiedTable: t, Function: have.lost[t].fn, Trigger: trigger})
 	}
 	data.Orphans = g.orphanFunctions(have, data.Removed)
 	data.Previous, data.Added = g.previous(have)

@@ -83,6 +83,11 @@ func TestGuardReplayWeakens(t *testing.T) {
 		// The child keeps its own trigger, but not the mark: fencing it
 		// or not is the team's choice (-into or -unfence).
 		{"ALTER TABLE base_arch NO INHERIT base;", "3:1: makes table base_arch no longer inherit from fenced table base", "UPDATE base_arch SET tok = 1 WHERE id = 1", false},
+		// Attached again, or inheriting again, in the same migration: the
+		// partition gets PostgreSQL's clone back, the child keeps its own
+		// trigger and gets the mark back (trial t24h F_reattach).
+		{"ALTER TABLE parts DETACH PARTITION parts_1;\nALTER TABLE parts ATTACH PARTITION parts_1 FOR VALUES IN (1);", "", "UPDATE parts_1 SET tok = 1 WHERE id = 1", false},
+		{"ALTER TABLE base_arch NO INHERIT base;\nALTER TABLE base_arch INHERIT base;", "", "UPDATE base_arch SET tok = 1 WHERE id = 1", false},
 		{"ALTER TABLE jobs ALTER COLUMN tok TYPE bigint USING 0;", "3:1: changes the type of token column tok of fenced table jobs with a USING expression", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
 		{"ALTER TABLE jobs ALTER COLUMN tok TYPE numeric USING tok::numeric;", "3:1: changes the type of column tok of fenced table jobs, which", "UPDATE jobs SET tok = 1 WHERE id = 1", false},
 		// x24 F2: only a cast that keeps every int64 is the column itself;
