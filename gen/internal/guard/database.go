@@ -1845,7 +1845,8 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 	n := skip
 	var fn *guardFunc
 	// end is the line that ends fn's body: its dollar-quote tag
-	// (guardTable.Tag), as the line after the CREATE line opens it
+	// (guardTable.Tag), as the first LANGUAGE line after the CREATE line
+	// opens it (template 4 sets search_path between them)
 	// ($fencegen$ in every migration of a name without "$fencegen").
 	end := "$fencegen$;"
 	var pendingTable string
@@ -1854,7 +1855,7 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 		n++
 		line := strings.TrimRight(sc.Text(), "\r")
 		if fn != nil {
-			if open, ok := strings.CutPrefix(line, "LANGUAGE plpgsql AS $"); ok && fn.text == "CREATE OR REPLACE FUNCTION "+fn.name+"() RETURNS trigger\n" && strings.HasSuffix(open, "$") {
+			if open, ok := strings.CutPrefix(line, "LANGUAGE plpgsql AS $"); ok && strings.HasPrefix(fn.text, "CREATE OR REPLACE FUNCTION "+fn.name+"() RETURNS trigger\n") && !strings.Contains(fn.text, "\nLANGUAGE plpgsql AS $") && strings.HasSuffix(open, "$") {
 				end = "$" + open + ";"
 			}
 			fn.text += line + "\n"
